@@ -1,0 +1,14 @@
+/**
+ * The adapter contract: the shapes a data layer stores and the methods Gatehouse calls.
+ * @module
+ */
+export { isDate } from "./lib/dates.js";
+export type {
+  Adapter,
+  AdapterAccount,
+  AdapterAccountType,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "./lib/types/models.js";

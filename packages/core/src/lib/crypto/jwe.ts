@@ -1,0 +1,151 @@
+/**
+ * Compact JWE with `alg: "dir"`, the session-token format Gatehouse shares with Auth.js.
+ *
+ * Two interchangeable engines: `node:crypto` (the fast path) and `jose` over WebCrypto (the
+ * fallback where `node:crypto` is absent). Tests prove each reads what the other writes.
+ */
+import { CompactEncrypt, compactDecrypt } from "jose";
+import { base64url, fromBase64url, fromUtf8, utf8 } from "./encoding.js";
+import type { ContentEncryption, DerivedKey } from "./keys.js";
+import { nodeCrypto } from "./node.js";
+
+/** The protected header of a token, parsed but not yet trusted. */
+export interface JweHeader {
+  alg?: unknown;
+  enc?: unknown;
+  kid?: unknown;
+  [key: string]: unknown;
+}
+
+/** A compact JWE split into its five parts, with its header parsed. */
+export interface ParsedJwe {
+  header: JweHeader;
+  protectedHeader: string;
+  iv: string;
+  ciphertext: string;
+  tag: string;
+}
+
+const acceptedEnc: ReadonlySet<unknown> = new Set(["A256CBC-HS512", "A256GCM"]);
+
+/** Splits and checks the outer shape of a compact JWE. Throws on anything malformed. */
+export function parseJwe(token: string): ParsedJwe {
+  const parts = token.split(".");
+  if (parts.length !== 5) throw new TypeError("not a compact JWE");
+  const [protectedHeader, encryptedKey, iv, ciphertext, tag] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (encryptedKey !== "") throw new TypeError("a direct-encryption JWE has no encrypted key");
+  const header: unknown = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
+  if (typeof header !== "object" || header === null || Array.isArray(header)) {
+    throw new TypeError("JWE header is not an object");
+  }
+  const h = header as JweHeader;
+  if (h.alg !== "dir") throw new TypeError("unsupported JWE alg");
+  if (!acceptedEnc.has(h.enc)) throw new TypeError("unsupported JWE enc");
+  if ("zip" in h || "crit" in h) throw new TypeError("unsupported JWE header parameter");
+  return { header: h, protectedHeader, iv, ciphertext, tag };
+}
+
+/** Encrypts and decrypts compact JWEs with a derived key. */
+export interface JweEngine {
+  encrypt(plaintext: Uint8Array, key: DerivedKey): Promise<string>;
+  /** Throws when the token does not authenticate under this key. */
+  decrypt(jwe: ParsedJwe, key: DerivedKey): Promise<Uint8Array>;
+}
+
+const headerCache = new Map<string, string>();
+
+function protectedHeaderFor(key: DerivedKey): string {
+  const id = `${key.enc}.${key.kid}`;
+  let header = headerCache.get(id);
+  if (!header) {
+    if (headerCache.size > 1024) headerCache.clear();
+    header = base64url(utf8(JSON.stringify({ alg: "dir", enc: key.enc, kid: key.kid })));
+    headerCache.set(id, header);
+  }
+  return header;
+}
+
+function lengthBlock(aad: Uint8Array): Uint8Array {
+  const block = new Uint8Array(8);
+  new DataView(block.buffer).setBigUint64(0, BigInt(aad.byteLength) * 8n);
+  return block;
+}
+
+function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
+  const cbcTag = (macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ct: Uint8Array) =>
+    c
+      .createHmac("sha512", macKey)
+      .update(aad)
+      .update(iv)
+      .update(ct)
+      .update(lengthBlock(aad))
+      .digest()
+      .subarray(0, 32);
+
+  return {
+    async encrypt(plaintext, key) {
+      const header = protectedHeaderFor(key);
+      const aad = Buffer.from(header, "ascii");
+      if (key.enc === "A256GCM") {
+        const iv = c.randomBytes(12);
+        const cipher = c.createCipheriv("aes-256-gcm", key.key, iv);
+        cipher.setAAD(aad);
+        const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+        const tag = cipher.getAuthTag();
+        return `${header}..${iv.toString("base64url")}.${ct.toString("base64url")}.${tag.toString("base64url")}`;
+      }
+      const iv = c.randomBytes(16);
+      const cipher = c.createCipheriv("aes-256-cbc", key.key.subarray(32), iv);
+      const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+      const tag = cbcTag(key.key.subarray(0, 32), aad, iv, ct);
+      return `${header}..${iv.toString("base64url")}.${ct.toString("base64url")}.${tag.toString("base64url")}`;
+    },
+    async decrypt(jwe, key) {
+      const aad = Buffer.from(jwe.protectedHeader, "ascii");
+      const iv = fromBase64url(jwe.iv);
+      const ct = fromBase64url(jwe.ciphertext);
+      const tag = fromBase64url(jwe.tag);
+      if (key.enc === "A256GCM") {
+        if (iv.byteLength !== 12 || tag.byteLength !== 16) throw new TypeError("bad GCM parameters");
+        const decipher = c.createDecipheriv("aes-256-gcm", key.key, iv);
+        decipher.setAAD(aad);
+        decipher.setAuthTag(tag);
+        return Buffer.concat([decipher.update(ct), decipher.final()]);
+      }
+      if (iv.byteLength !== 16 || tag.byteLength !== 32) throw new TypeError("bad CBC parameters");
+      const expected = cbcTag(key.key.subarray(0, 32), aad, iv, ct);
+      if (!c.timingSafeEqual(expected, tag)) throw new TypeError("JWE authentication failed");
+      const decipher = c.createDecipheriv("aes-256-cbc", key.key.subarray(32), iv);
+      return Buffer.concat([decipher.update(ct), decipher.final()]);
+    },
+  };
+}
+
+/** The WebCrypto engine, through `jose`. */
+export const joseEngine: JweEngine = {
+  async encrypt(plaintext, key) {
+    return new CompactEncrypt(plaintext)
+      .setProtectedHeader({ alg: "dir", enc: key.enc, kid: key.kid })
+      .encrypt(key.key);
+  },
+  async decrypt(jwe, key) {
+    const token = `${jwe.protectedHeader}..${jwe.iv}.${jwe.ciphertext}.${jwe.tag}`;
+    const { plaintext } = await compactDecrypt(token, key.key, {
+      keyManagementAlgorithms: ["dir"],
+      contentEncryptionAlgorithms: [key.enc satisfies ContentEncryption],
+    });
+    return plaintext;
+  },
+};
+
+/** The `node:crypto` engine, where the runtime has it. */
+export const fastEngine: JweEngine | undefined = nodeCrypto ? nodeEngine(nodeCrypto) : undefined;
+
+/** The engine in use: `node:crypto` when present, `jose` otherwise. */
+export const engine: JweEngine = fastEngine ?? joseEngine;

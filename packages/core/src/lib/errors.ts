@@ -1,0 +1,223 @@
+/**
+ * The one error tree. Every error Gatehouse raises is an `AuthError` with a closed `type`, so
+ * `switch (error.type)` narrows. Messages never carry tokens, secrets, passwords or cookie values;
+ * structured detail goes on `cause`.
+ */
+
+/** Every error type, as it appears in logs and (for client-safe ones) in `?error=`. */
+export type ErrorType =
+  | "AuthError"
+  | "AccessDenied"
+  | "AccountNotLinked"
+  | "AdapterError"
+  | "CallbackRouteError"
+  | "CredentialsSignin"
+  | "DuplicateConditionalUI"
+  | "EmailSignInError"
+  | "ErrorPageLoop"
+  | "EventError"
+  | "ExperimentalFeatureNotEnabled"
+  | "InvalidCallbackUrl"
+  | "InvalidCheck"
+  | "InvalidEndpoints"
+  | "InvalidProvider"
+  | "JWTSessionError"
+  | "MissingAdapter"
+  | "MissingAdapterMethods"
+  | "MissingAuthorize"
+  | "MissingCSRF"
+  | "MissingSecret"
+  | "MissingWebAuthnAutocomplete"
+  | "OAuthAccountNotLinked"
+  | "OAuthCallbackError"
+  | "OAuthProfileParseError"
+  | "OAuthSignInError"
+  | "SessionTokenError"
+  | "SignOutError"
+  | "UnknownAction"
+  | "UnsupportedStrategy"
+  | "UntrustedHost"
+  | "Verification"
+  | "WebAuthnVerificationError";
+
+/** `signIn` errors send the user back to the sign-in page; the rest to the error page. */
+export type ErrorKind = "signIn" | "error";
+
+/** Base class of every Gatehouse error. */
+export class AuthError extends Error {
+  /** The error's type; stable, safe to switch on. */
+  type: ErrorType = "AuthError";
+  /** Where the user is sent: the sign-in page (`signIn`) or the error page (`error`). */
+  kind: ErrorKind = "error";
+
+  constructor(message?: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** Errors whose `kind` sends the user back to the sign-in page. */
+export class SignInError extends AuthError {
+  override kind: ErrorKind = "signIn";
+}
+
+/** The `signIn` callback refused the sign-in, or threw. */
+export class AccessDenied extends AuthError {
+  override type: ErrorType = "AccessDenied";
+}
+/** A passkey could not be linked to the signed-in user. */
+export class AccountNotLinked extends SignInError {
+  override type: ErrorType = "AccountNotLinked";
+}
+/** An adapter method threw. The original error is the `cause`. */
+export class AdapterError extends AuthError {
+  override type: ErrorType = "AdapterError";
+}
+/** Something unexpected failed inside a callback route. */
+export class CallbackRouteError extends AuthError {
+  override type: ErrorType = "CallbackRouteError";
+}
+
+/**
+ * Thrown (or implied by a `null` result) by a credentials provider's `authorize`. Subclass it
+ * and set `code` to tell the sign-in page why, in words safe to show anyone.
+ *
+ * @example
+ * ```ts
+ * class AccountLocked extends CredentialsSignin { code = "locked" }
+ * ```
+ */
+export class CredentialsSignin extends SignInError {
+  override type: ErrorType = "CredentialsSignin";
+  /** Goes into the redirect URL as `code=`. Keep it generic. */
+  code = "credentials";
+}
+
+/** More than one WebAuthn provider enables conditional UI. */
+export class DuplicateConditionalUI extends AuthError {
+  override type: ErrorType = "DuplicateConditionalUI";
+}
+/** The sign-in email could not be sent. */
+export class EmailSignInError extends SignInError {
+  override type: ErrorType = "EmailSignInError";
+}
+/** A custom error page itself failed or redirected back to the error page. */
+export class ErrorPageLoop extends AuthError {
+  override type: ErrorType = "ErrorPageLoop";
+}
+/** An event handler threw. Logged, never shown. */
+export class EventError extends AuthError {
+  override type: ErrorType = "EventError";
+}
+/** An experimental feature was configured without being enabled. */
+export class ExperimentalFeatureNotEnabled extends AuthError {
+  override type: ErrorType = "ExperimentalFeatureNotEnabled";
+}
+/** The callback URL in the query or cookie is not a valid URL. */
+export class InvalidCallbackUrl extends AuthError {
+  override type: ErrorType = "InvalidCallbackUrl";
+}
+/** A state, PKCE, nonce or WebAuthn challenge check failed. */
+export class InvalidCheck extends AuthError {
+  override type: ErrorType = "InvalidCheck";
+}
+/** An OAuth provider has neither an issuer nor the endpoint it needs. */
+export class InvalidEndpoints extends AuthError {
+  override type: ErrorType = "InvalidEndpoints";
+}
+/** The provider named in the URL does not exist or does not support the action. */
+export class InvalidProvider extends AuthError {
+  override type: ErrorType = "InvalidProvider";
+}
+/** The JWT session cookie could not be decoded. */
+export class JWTSessionError extends AuthError {
+  override type: ErrorType = "JWTSessionError";
+}
+/** A feature that needs an adapter was configured without one. */
+export class MissingAdapter extends AuthError {
+  override type: ErrorType = "MissingAdapter";
+}
+/** The adapter lacks methods the configuration needs. The message names them. */
+export class MissingAdapterMethods extends AuthError {
+  override type: ErrorType = "MissingAdapterMethods";
+}
+/** A credentials provider has no `authorize`. */
+export class MissingAuthorize extends AuthError {
+  override type: ErrorType = "MissingAuthorize";
+}
+/** A POST that needs a CSRF token arrived without a valid one. */
+export class MissingCSRF extends SignInError {
+  override type: ErrorType = "MissingCSRF";
+}
+/** No secret is configured. */
+export class MissingSecret extends AuthError {
+  override type: ErrorType = "MissingSecret";
+}
+/** Conditional UI is enabled but no form field has `webauthn` autocomplete. */
+export class MissingWebAuthnAutocomplete extends AuthError {
+  override type: ErrorType = "MissingWebAuthnAutocomplete";
+}
+/** The account belongs to another user, or its email is taken and linking is not allowed. */
+export class OAuthAccountNotLinked extends SignInError {
+  override type: ErrorType = "OAuthAccountNotLinked";
+}
+/** The provider answered the callback with an `error`. */
+export class OAuthCallbackError extends SignInError {
+  override type: ErrorType = "OAuthCallbackError";
+}
+/** A provider's `profile()` threw or returned something unusable. */
+export class OAuthProfileParseError extends AuthError {
+  override type: ErrorType = "OAuthProfileParseError";
+}
+/** Starting the OAuth flow failed. */
+export class OAuthSignInError extends SignInError {
+  override type: ErrorType = "OAuthSignInError";
+}
+/** A database session could not be read. */
+export class SessionTokenError extends AuthError {
+  override type: ErrorType = "SessionTokenError";
+}
+/** Ending a session failed. Logged; the cookies are cleared anyway. */
+export class SignOutError extends AuthError {
+  override type: ErrorType = "SignOutError";
+}
+/** The path or method names no action. */
+export class UnknownAction extends AuthError {
+  override type: ErrorType = "UnknownAction";
+}
+/** The configuration asks for a session strategy its providers cannot use. */
+export class UnsupportedStrategy extends AuthError {
+  override type: ErrorType = "UnsupportedStrategy";
+}
+/** `trustHost` is not set. */
+export class UntrustedHost extends AuthError {
+  override type: ErrorType = "UntrustedHost";
+}
+/** An email sign-in link is wrong, used or expired. */
+export class Verification extends AuthError {
+  override type: ErrorType = "Verification";
+}
+/** A WebAuthn ceremony failed verification. */
+export class WebAuthnVerificationError extends AuthError {
+  override type: ErrorType = "WebAuthnVerificationError";
+}
+
+const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
+  "AccessDenied",
+  "AccountNotLinked",
+  "CredentialsSignin",
+  "EmailSignInError",
+  "MissingCSRF",
+  "OAuthAccountNotLinked",
+  "OAuthCallbackError",
+  "Verification",
+  "WebAuthnVerificationError",
+]);
+
+/**
+ * Whether an error's type may be shown to the client (in a redirect URL). Everything else is
+ * reported as `Configuration` and only logged in full.
+ */
+export function isClientError(error: unknown): error is AuthError {
+  return error instanceof AuthError && clientSafe.has(error.type);
+}

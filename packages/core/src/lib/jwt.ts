@@ -1,0 +1,191 @@
+/**
+ * The JWT helpers: encrypted session tokens, interchangeable with Auth.js's.
+ */
+import { fromUtf8, utf8 } from "./crypto/encoding.js";
+import { randomUUID } from "./crypto/hash.js";
+import { engine, parseJwe } from "./crypto/jwe.js";
+import { type ContentEncryption, deriveKey } from "./crypto/keys.js";
+import { readChunked, parseCookies } from "./cookies.js";
+import { JWTSessionError, MissingSecret } from "./errors.js";
+import type { LoggerInstance } from "./types/config.js";
+import type { JWTDecodeParams, JWTEncodeParams } from "./types/jwt.js";
+import type { Awaitable, JWT } from "./types/models.js";
+
+/** Default lifetime of a session token: 30 days, in seconds. */
+export const DEFAULT_MAX_AGE = 30 * 24 * 60 * 60;
+/** Seconds of clock skew tolerated on `exp` and `nbf`. */
+const CLOCK_TOLERANCE = 15;
+
+const now = () => Math.floor(Date.now() / 1000);
+
+function secretList(secret: string | string[] | undefined): string[] {
+  const list = (Array.isArray(secret) ? secret : [secret]).filter(
+    (s): s is string => typeof s === "string" && s.length > 0,
+  );
+  if (list.length === 0) throw new MissingSecret("A secret is required to encode or decode a JWT");
+  return list;
+}
+
+/**
+ * Encrypts a JWT: compact JWE, `dir` + `A256CBC-HS512`, with a key derived from the first secret
+ * and the salt. Sets `iat`, `exp` and `jti`.
+ *
+ * @example
+ * ```ts
+ * const token = await encode({ token: { sub: "42" }, secret, salt: "authjs.session-token" });
+ * ```
+ */
+export async function encode<Payload extends object = JWT>(
+  params: JWTEncodeParams<Payload>,
+): Promise<string> {
+  const { token = {} as Payload, salt, maxAge = DEFAULT_MAX_AGE } = params;
+  const [first] = secretList(params.secret);
+  const key = await deriveKey(first!, salt);
+  const iat = now();
+  const claims = { ...token, iat, exp: iat + maxAge, jti: randomUUID() };
+  return engine.encrypt(utf8(JSON.stringify(claims)), key);
+}
+
+function checkClaims(payload: unknown): JWT {
+  if (typeof payload !== "object" || payload === null || Array.isArray(payload)) {
+    throw new JWTSessionError("The JWT payload is not an object");
+  }
+  const claims = payload as JWT;
+  for (const claim of ["exp", "nbf", "iat"] as const) {
+    if (claims[claim] !== undefined && typeof claims[claim] !== "number") {
+      throw new JWTSessionError(`The JWT "${claim}" claim is not a number`);
+    }
+  }
+  const t = now();
+  if (typeof claims.exp === "number" && claims.exp <= t - CLOCK_TOLERANCE) {
+    throw new JWTSessionError("The JWT has expired");
+  }
+  if (typeof claims.nbf === "number" && claims.nbf > t + CLOCK_TOLERANCE) {
+    throw new JWTSessionError("The JWT is not yet valid");
+  }
+  return claims;
+}
+
+/**
+ * Decrypts and checks a JWT made by {@link encode} (or by Auth.js). Returns `null` for an empty
+ * token and throws a `JWTSessionError` for one that is invalid, tampered with or expired.
+ * With a list of secrets, the one whose key matches the token's `kid` is used; a token without
+ * `kid` is tried against each.
+ */
+export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Payload | null> {
+  const { token, salt } = params;
+  if (!token) return null;
+  const secrets = secretList(params.secret);
+  let jwe: ReturnType<typeof parseJwe>;
+  try {
+    jwe = parseJwe(token);
+  } catch (cause) {
+    throw new JWTSessionError("The JWT is malformed", { cause });
+  }
+  const enc = jwe.header.enc as ContentEncryption;
+  const kid = typeof jwe.header.kid === "string" ? jwe.header.kid : undefined;
+  let lastError: unknown;
+  for (const secret of secrets) {
+    const key = await deriveKey(secret, salt, enc);
+    if (kid !== undefined && key.kid !== kid) continue;
+    let plaintext: Uint8Array;
+    try {
+      plaintext = await engine.decrypt(jwe, key);
+    } catch (cause) {
+      lastError = cause;
+      continue;
+    }
+    let payload: unknown;
+    try {
+      payload = JSON.parse(fromUtf8(plaintext));
+    } catch (cause) {
+      throw new JWTSessionError("The JWT payload is not JSON", { cause });
+    }
+    return checkClaims(payload) as Payload;
+  }
+  throw new JWTSessionError(
+    kid === undefined ? "No secret decrypts the JWT" : "No secret matches the JWT key id",
+    { cause: lastError },
+  );
+}
+
+/** Parameters of {@link getToken}. */
+export interface GetTokenParams<R extends boolean = false> {
+  /** The request (or anything with its headers) to read the token from. */
+  req: Request | { headers: Headers | Record<string, string | undefined> };
+  /** Defaults to the secure session cookie name when `secureCookie`, else `authjs.session-token`. */
+  cookieName?: string;
+  /** Return the token string as found, without decrypting it. */
+  raw?: R;
+  decode?: (params: JWTDecodeParams) => Awaitable<JWT | null>;
+  logger?: Pick<LoggerInstance, "debug"> | Console;
+  /** Defaults to the cookie name. */
+  salt?: string;
+  secret?: string | string[];
+  /**
+   * Use the `__Secure-` cookie name. Defaults to true when `AUTH_URL` (or `NEXTAUTH_URL`) is
+   * an `https://` URL, false otherwise.
+   */
+  secureCookie?: boolean;
+}
+
+function header(req: GetTokenParams["req"], name: string): string | null {
+  const headers = req.headers;
+  if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name);
+  const record = headers as Record<string, string | undefined>;
+  return record[name] ?? record[name.toLowerCase()] ?? null;
+}
+
+function siteIsSecure(): boolean {
+  const env = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process
+    ?.env;
+  const url = env?.AUTH_URL ?? env?.NEXTAUTH_URL;
+  return typeof url === "string" && url.startsWith("https://");
+}
+
+/**
+ * Reads the session JWT from a request's cookies (chunks included) or its
+ * `Authorization: Bearer` header, and decrypts it. Anything missing or invalid gives `null`.
+ *
+ * @example
+ * ```ts
+ * const token = await getToken({ req: request, secret: process.env.AUTH_SECRET });
+ * if (token?.sub) { ... }
+ * ```
+ */
+export async function getToken<R extends boolean = false>(
+  params: GetTokenParams<R>,
+): Promise<R extends true ? string | null : JWT | null> {
+  type Result = R extends true ? string | null : JWT | null;
+  const secure = params.secureCookie ?? siteIsSecure();
+  const cookieName =
+    params.cookieName ?? (secure ? "__Secure-authjs.session-token" : "authjs.session-token");
+  const cookies = parseCookies(header(params.req, "cookie"));
+  let token = readChunked(cookies, cookieName);
+  if (!token) {
+    const authorization = header(params.req, "authorization");
+    const match = authorization ? /^Bearer\s+(\S+)\s*$/i.exec(authorization) : null;
+    if (match) {
+      try {
+        token = decodeURIComponent(match[1]!);
+      } catch {
+        return null as Result;
+      }
+    }
+  }
+  if (!token) return null as Result;
+  if (params.raw) return token as Result;
+  const secret = params.secret;
+  if (!secret || (Array.isArray(secret) && secret.length === 0)) {
+    throw new MissingSecret("getToken needs a secret to decrypt the token");
+  }
+  try {
+    const decoder = params.decode ?? decode;
+    return (await decoder({ token, secret, salt: params.salt ?? cookieName })) as Result;
+  } catch (error) {
+    params.logger?.debug?.("getToken: the token could not be decoded", {
+      type: error instanceof JWTSessionError ? error.message : "decode failed",
+    });
+    return null as Result;
+  }
+}

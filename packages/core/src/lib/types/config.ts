@@ -1,0 +1,229 @@
+import type { customFetch, raw, skipCSRFCheck } from "../symbols.js";
+import type { JWTOptions } from "./jwt.js";
+import type {
+  Account,
+  Adapter,
+  AdapterSession,
+  AdapterUser,
+  Awaitable,
+  JWT,
+  Profile,
+  Session,
+  User,
+} from "./models.js";
+import type { Provider, ProviderConfig } from "./providers.js";
+
+/** Every action of the HTTP protocol. */
+export type AuthAction =
+  | "providers"
+  | "session"
+  | "csrf"
+  | "signin"
+  | "signout"
+  | "callback"
+  | "verify-request"
+  | "error"
+  | "webauthn-options";
+
+/** Theme of the built-in pages. */
+export interface Theme {
+  colorScheme?: "auto" | "dark" | "light";
+  /** URL of a logo shown above the card. */
+  logo?: string;
+  brandColor?: string;
+  buttonText?: string;
+}
+
+/** Custom page paths. Each one replaces the built-in page with a redirect. */
+export interface PagesOptions {
+  signIn?: string;
+  signOut?: string;
+  error?: string;
+  verifyRequest?: string;
+  /** Where a user goes after their first sign-in. */
+  newUser?: string;
+}
+
+/** Attributes of one cookie. */
+export interface CookieAttributes {
+  httpOnly?: boolean;
+  sameSite?: "lax" | "strict" | "none";
+  path?: string;
+  secure?: boolean;
+  domain?: string;
+  maxAge?: number;
+  expires?: Date;
+  partitioned?: boolean;
+  priority?: "low" | "medium" | "high";
+}
+
+/** A cookie's name and attributes. */
+export interface CookieOption {
+  name: string;
+  options: CookieAttributes;
+}
+
+/** Every cookie Gatehouse writes, by key. */
+export interface CookiesOptions {
+  sessionToken: CookieOption;
+  callbackUrl: CookieOption;
+  csrfToken: CookieOption;
+  pkceCodeVerifier: CookieOption;
+  state: CookieOption;
+  nonce: CookieOption;
+  webauthnChallenge: CookieOption;
+}
+
+/** Overrides of the default cookies: any name, any attribute. */
+export type PartialCookiesOptions = {
+  [K in keyof CookiesOptions]?: { name?: string; options?: CookieAttributes };
+};
+
+/** Why the session callback or the jwt callback is running. */
+export type SessionTrigger = "signIn" | "signUp" | "update";
+
+/** Callbacks that steer what Gatehouse does. */
+export interface CallbacksOptions {
+  /** Decide whether a sign-in may go on: `true`, `false`, or a URL to redirect to. */
+  signIn?: (params: {
+    user: User | AdapterUser;
+    account: Account | null;
+    profile?: Profile;
+    email?: { verificationRequest?: boolean };
+    credentials?: Record<string, unknown>;
+  }) => Awaitable<boolean | string>;
+  /** Decide where a callback URL may send the user. Default: same origin only. */
+  redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>;
+  /** Shape the session the client sees. */
+  session?: (params: {
+    session: Session & Partial<AdapterSession>;
+    token: JWT;
+    user: AdapterUser;
+    newSession?: unknown;
+    trigger?: "update";
+  }) => Awaitable<Session>;
+  /** Shape the JWT saved in the session cookie. Return `null` to end the session. */
+  jwt?: (params: {
+    token: JWT;
+    user: User | AdapterUser;
+    account: Account | null;
+    profile?: Profile;
+    trigger?: SessionTrigger;
+    /** @deprecated use `trigger === "signUp"` */
+    isNewUser?: boolean;
+    session?: unknown;
+  }) => Awaitable<JWT | null>;
+}
+
+/** Audit and debug hooks. Errors they throw are logged and ignored. */
+export interface EventCallbacks {
+  signIn?: (message: {
+    user: User;
+    account?: Account | null;
+    profile?: Profile;
+    isNewUser?: boolean;
+  }) => Awaitable<void>;
+  signOut?: (
+    message: { session: AdapterSession | null | undefined | void } | { token: JWT | null },
+  ) => Awaitable<void>;
+  createUser?: (message: { user: User }) => Awaitable<void>;
+  updateUser?: (message: { user: User }) => Awaitable<void>;
+  linkAccount?: (message: {
+    user: User | AdapterUser;
+    account: Account;
+    profile: User | AdapterUser;
+  }) => Awaitable<void>;
+  session?: (message: { session: Session; token: JWT }) => Awaitable<void>;
+}
+
+/** Warning codes the logger's `warn` receives. */
+export type WarningCode =
+  | "debug-enabled"
+  | "csrf-disabled"
+  | "env-url-basepath-redundant"
+  | "env-url-basepath-mismatch"
+  | "experimental-webauthn";
+
+/** Where Gatehouse writes its log lines. Missing levels fall back to the built-in logger. */
+export interface LoggerInstance {
+  error: (error: Error) => void;
+  warn: (code: WarningCode) => void;
+  debug: (message: string, metadata?: unknown) => void;
+}
+
+/** Session behaviour. */
+export interface SessionOptions {
+  strategy: "jwt" | "database";
+  /** Seconds until an idle session expires. Default 30 days. */
+  maxAge: number;
+  /** Seconds between session extensions (and writes). 0 extends on every access. Default 1 day. */
+  updateAge: number;
+  /** Makes the token of a database session. Default: a random UUID. */
+  generateSessionToken: () => string;
+}
+
+/** The configuration of {@link Auth}. */
+export interface AuthConfig {
+  providers: Provider[];
+  adapter?: Adapter;
+  /** Path the handler is mounted on. Default `/auth`. */
+  basePath?: string;
+  callbacks?: CallbacksOptions;
+  events?: EventCallbacks;
+  cookies?: PartialCookiesOptions;
+  debug?: boolean;
+  experimental?: { enableWebAuthn?: boolean };
+  jwt?: Partial<JWTOptions>;
+  logger?: Partial<LoggerInstance>;
+  pages?: PagesOptions;
+  raw?: typeof raw;
+  redirectProxyUrl?: string;
+  /** The secret, or a list of secrets: the first signs and encrypts, all are accepted. */
+  secret?: string | string[];
+  session?: Partial<SessionOptions>;
+  skipCSRFCheck?: typeof skipCSRFCheck;
+  theme?: Theme;
+  /** Trust the request's `Host` header. Required. */
+  trustHost?: boolean;
+  useSecureCookies?: boolean;
+}
+
+/** The internal response, returned as is when `config.raw` is set. */
+export interface ResponseInternal<Body = unknown> {
+  status?: number;
+  headers?: Record<string, string>;
+  body?: Body;
+  redirect?: string;
+  cookies?: Cookie[];
+}
+
+/** A cookie to set, as carried by {@link ResponseInternal}. */
+export interface Cookie {
+  name: string;
+  value: string;
+  options: CookieAttributes;
+}
+
+/** A `fetch` implementation, as set with the `customFetch` symbol. */
+export type CustomFetch = typeof fetch;
+
+/** A provider configuration that may carry a custom fetch. */
+export type ProviderWithFetch = ProviderConfig & { [customFetch]?: CustomFetch };
+
+/** The error values that may appear in `?error=` on the error page. */
+export type ErrorPageParam = "Configuration" | "AccessDenied" | "Verification";
+
+/** The error values that may appear in `?error=` on the sign-in page. */
+export type SignInPageErrorParam =
+  | "Signin"
+  | "OAuthSignin"
+  | "OAuthCallbackError"
+  | "OAuthCreateAccount"
+  | "EmailCreateAccount"
+  | "Callback"
+  | "OAuthAccountNotLinked"
+  | "EmailSignin"
+  | "CredentialsSignin"
+  | "SessionRequired"
+  | "MissingCSRF"
+  | "AccountNotLinked";

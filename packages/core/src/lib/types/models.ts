@@ -1,0 +1,199 @@
+/**
+ * Data shapes shared by every layer: what providers return, what adapters store and what
+ * sessions expose. Nothing here imports anything else from Gatehouse.
+ */
+
+/** A value, or a promise of it. */
+export type Awaitable<T> = T | PromiseLike<T>;
+
+/** Every kind of provider Gatehouse knows. */
+export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn";
+
+/** The public shape of a user, and what a provider's `profile()` callback returns. */
+export interface User {
+  id?: string;
+  name?: string | null;
+  email?: string | null;
+  image?: string | null;
+}
+
+/** A user as an adapter stores it. */
+export interface AdapterUser extends User {
+  id: string;
+  email: string;
+  /** `null` until the user first signs in with an email provider. */
+  emailVerified: Date | null;
+}
+
+/** One entry of RFC 9396 `authorization_details`. */
+export interface AuthorizationDetails {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** A link between a user and a provider, carrying the provider's token set. */
+export interface Account {
+  provider: string;
+  providerAccountId: string;
+  type: ProviderType;
+  userId?: string;
+  access_token?: string;
+  authorization_details?: AuthorizationDetails[];
+  /** Absolute time, in seconds since the epoch, at which `access_token` expires. */
+  expires_at?: number;
+  expires_in?: number;
+  id_token?: string;
+  refresh_token?: string;
+  scope?: string;
+  /** Always lowercase. */
+  token_type?: Lowercase<string>;
+  [key: string]: unknown;
+}
+
+/** The account types an adapter stores. Credentials sign-ins store no account. */
+export type AdapterAccountType = "oauth" | "oidc" | "email" | "webauthn";
+
+/** An account as an adapter stores it. */
+export interface AdapterAccount extends Account {
+  userId: string;
+  type: AdapterAccountType;
+}
+
+/** The session shape exposed to clients. */
+export interface Session {
+  /** ISO 8601 date at which the session expires. */
+  expires: string;
+  user?: User;
+  [key: string]: unknown;
+}
+
+/** Alias kept for Auth.js users: the default session is the session. */
+export type DefaultSession = Session;
+
+/** A session row (database strategy). */
+export interface AdapterSession {
+  sessionToken: string;
+  userId: string;
+  expires: Date;
+}
+
+/** A one-time email sign-in token. `token` is stored hashed, never in clear. */
+export interface VerificationToken {
+  identifier: string;
+  token: string;
+  expires: Date;
+}
+
+/** A WebAuthn credential belonging to a user. */
+export interface AdapterAuthenticator {
+  /** Base64 encoded. */
+  credentialID: string;
+  /** Base64 encoded. */
+  credentialPublicKey: string;
+  counter: number;
+  credentialBackedUp: boolean;
+  credentialDeviceType: string;
+  providerAccountId: string;
+  /** Comma-separated transport flags. */
+  transports?: string | null;
+  userId: string;
+}
+
+/** Alias for the authenticator shape used outside adapters. */
+export type Authenticator = AdapterAuthenticator;
+
+/** The claims carried in a JWT session. */
+export interface JWT {
+  name?: string | null;
+  email?: string | null;
+  picture?: string | null;
+  sub?: string;
+  iat?: number;
+  exp?: number;
+  jti?: string;
+  [key: string]: unknown;
+}
+
+/** Alias kept for Auth.js users. */
+export type DefaultJWT = JWT;
+
+/** User information returned by an OAuth provider (OpenID Connect standard claims). */
+export interface Profile {
+  id?: string | null;
+  sub?: string | null;
+  name?: string | null;
+  given_name?: string | null;
+  family_name?: string | null;
+  middle_name?: string | null;
+  nickname?: string | null;
+  preferred_username?: string | null;
+  profile?: string | null;
+  picture?: unknown;
+  website?: string | null;
+  email?: string | null;
+  email_verified?: boolean | null;
+  gender?: string | null;
+  birthdate?: string | null;
+  zoneinfo?: string | null;
+  locale?: string | null;
+  phone_number?: string | null;
+  updated_at?: Date | string | number | null;
+  address?: {
+    formatted?: string | null;
+    street_address?: string | null;
+    locality?: string | null;
+    region?: string | null;
+    postal_code?: string | null;
+    country?: string | null;
+  } | null;
+  [claim: string]: unknown;
+}
+
+/**
+ * The data-layer contract. Every method is optional and may return a value or a promise; the
+ * methods a configuration needs are checked once, when the configuration is first used.
+ */
+export interface Adapter {
+  createUser?(user: AdapterUser): Awaitable<AdapterUser>;
+  getUser?(id: string): Awaitable<AdapterUser | null>;
+  getUserByEmail?(email: string): Awaitable<AdapterUser | null>;
+  getUserByAccount?(
+    providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
+  ): Awaitable<AdapterUser | null>;
+  updateUser?(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Awaitable<AdapterUser>;
+  /** Part of the contract; not called by Gatehouse itself. */
+  deleteUser?(userId: string): Awaitable<AdapterUser | null | undefined | void>;
+  linkAccount?(account: AdapterAccount): Awaitable<AdapterAccount | null | undefined | void>;
+  /** Part of the contract; not called by Gatehouse itself. */
+  unlinkAccount?(
+    providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
+  ): Awaitable<AdapterAccount | undefined | void>;
+  getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>;
+  createSession?(session: {
+    sessionToken: string;
+    userId: string;
+    expires: Date;
+  }): Awaitable<AdapterSession>;
+  getSessionAndUser?(
+    sessionToken: string,
+  ): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
+  updateSession?(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Awaitable<AdapterSession | null | undefined>;
+  deleteSession?(sessionToken: string): Awaitable<AdapterSession | null | undefined | void>;
+  createVerificationToken?(
+    verificationToken: VerificationToken,
+  ): Awaitable<VerificationToken | null | undefined>;
+  /** Returns the token and deletes it, so that it can be used once. */
+  useVerificationToken?(params: {
+    identifier: string;
+    token: string;
+  }): Awaitable<VerificationToken | null>;
+  createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
+  getAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>;
+  listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>;
+  updateAuthenticatorCounter?(
+    credentialID: string,
+    newCounter: number,
+  ): Awaitable<AdapterAuthenticator>;
+}

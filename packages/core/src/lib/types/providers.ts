@@ -1,0 +1,113 @@
+import type { Account, Awaitable, Profile, ProviderType, User } from "./models.js";
+
+/** Button styling for a provider on the built-in sign-in page. */
+export interface ProviderStyle {
+  /** A URL (or `data:` URI) of the provider's logo. Never fetched from a third party by default. */
+  logo?: string;
+  brandColor?: string;
+  bg?: string;
+  text?: string;
+}
+
+/** A field of the credentials form. Extra attributes are rendered on the `<input>`. */
+export interface CredentialInput {
+  label?: string;
+  type?: string;
+  placeholder?: string;
+  autocomplete?: string;
+  required?: boolean;
+  [attribute: string]: unknown;
+}
+
+interface CommonProviderConfig {
+  id: string;
+  name: string;
+  type: ProviderType;
+}
+
+/** A sign-in by a callback that checks what the user typed (username and password, say). */
+export interface CredentialsConfig<
+  Fields extends Record<string, CredentialInput> = Record<string, CredentialInput>,
+> extends CommonProviderConfig {
+  type: "credentials";
+  /** The form fields. Only these reach `authorize`. */
+  credentials: Fields;
+  /**
+   * Checks the submitted fields. Return a user to sign in, `null` to refuse, or throw a
+   * `CredentialsSignin` subclass to refuse with its own `code`.
+   */
+  authorize: (
+    credentials: Partial<Record<keyof Fields, unknown>>,
+    request: Request,
+  ) => Awaitable<User | null>;
+}
+
+/** An OAuth 2 endpoint: a URL, or a URL with extra query parameters. */
+export type EndpointConfig = string | { url?: string; params?: Record<string, unknown> };
+
+/** The token set a provider returned, as Gatehouse passes it to callbacks. */
+export interface TokenSet extends Partial<Account> {
+  [key: string]: unknown;
+}
+
+/** The checks run on an OAuth callback. */
+export type OAuthCheck = "pkce" | "state" | "nonce" | "none";
+
+/** An OAuth 2 or OpenID Connect provider. */
+export interface OAuthConfig<P extends Profile = Profile> extends CommonProviderConfig {
+  type: "oauth" | "oidc";
+  issuer?: string;
+  wellKnown?: string;
+  authorization?: EndpointConfig;
+  token?: EndpointConfig;
+  userinfo?: EndpointConfig;
+  clientId?: string;
+  clientSecret?: string;
+  client?: { token_endpoint_auth_method?: string; [key: string]: unknown };
+  checks?: OAuthCheck[];
+  /** Maps the provider's profile to a Gatehouse user. */
+  profile?: (profile: P, tokens: TokenSet) => Awaitable<User>;
+  /** Chooses which token fields are stored on the account. */
+  account?: (tokens: TokenSet) => TokenSet | undefined;
+  style?: ProviderStyle;
+  allowDangerousEmailAccountLinking?: boolean;
+  redirectProxyUrl?: string;
+  idToken?: boolean;
+  [key: string | symbol]: unknown;
+}
+
+/** A passwordless provider that mails a one-time sign-in link. */
+export interface EmailConfig extends CommonProviderConfig {
+  type: "email";
+  from?: string;
+  /** Lifetime of a sign-in link, in seconds. */
+  maxAge?: number;
+  sendVerificationRequest: (params: {
+    identifier: string;
+    url: string;
+    expires: Date;
+    provider: EmailConfig;
+    token: string;
+    theme: unknown;
+    request: Request;
+  }) => Awaitable<void>;
+  generateVerificationToken?: () => Awaitable<string>;
+  normalizeIdentifier?: (identifier: string) => string;
+  secret?: string;
+  style?: ProviderStyle;
+  [key: string]: unknown;
+}
+
+/** A passkey / WebAuthn provider (experimental). */
+export interface WebAuthnConfig extends CommonProviderConfig {
+  type: "webauthn";
+  formFields?: Record<string, CredentialInput>;
+  enableConditionalUI?: boolean;
+  [key: string]: unknown;
+}
+
+/** Any provider configuration. */
+export type ProviderConfig = CredentialsConfig | OAuthConfig | EmailConfig | WebAuthnConfig;
+
+/** A provider as given in `AuthConfig.providers`: the configuration, or a factory returning it. */
+export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig);
