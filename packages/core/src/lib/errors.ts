@@ -207,6 +207,7 @@ const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "AccountNotLinked",
   "CredentialsSignin",
   "EmailSignInError",
+  "InvalidCallbackUrl",
   "MissingCSRF",
   "OAuthAccountNotLinked",
   "OAuthCallbackError",

@@ -1,11 +1,12 @@
 /**
  * The JWT helpers: encrypted session tokens, interchangeable with Auth.js's.
  */
+
+import { parseCookies, readChunked } from "./cookies.js";
 import { fromUtf8, utf8 } from "./crypto/encoding.js";
 import { randomUUID } from "./crypto/hash.js";
 import { engine, parseJwe } from "./crypto/jwe.js";
 import { type ContentEncryption, deriveKey } from "./crypto/keys.js";
-import { readChunked, parseCookies } from "./cookies.js";
 import { JWTSessionError, MissingSecret } from "./errors.js";
 import type { LoggerInstance } from "./types/config.js";
 import type { JWTDecodeParams, JWTEncodeParams } from "./types/jwt.js";

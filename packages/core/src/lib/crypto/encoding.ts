@@ -15,7 +15,8 @@ export function fromUtf8(bytes: Uint8Array): string {
 const hasBuffer = typeof (globalThis as { Buffer?: unknown }).Buffer === "function";
 
 export function base64url(bytes: Uint8Array): string {
-  if (hasBuffer) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
+  if (hasBuffer)
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64url");
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

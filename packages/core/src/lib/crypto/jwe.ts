@@ -112,7 +112,8 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
       const ct = fromBase64url(jwe.ciphertext);
       const tag = fromBase64url(jwe.tag);
       if (key.enc === "A256GCM") {
-        if (iv.byteLength !== 12 || tag.byteLength !== 16) throw new TypeError("bad GCM parameters");
+        if (iv.byteLength !== 12 || tag.byteLength !== 16)
+          throw new TypeError("bad GCM parameters");
         const decipher = c.createDecipheriv("aes-256-gcm", key.key, iv);
         decipher.setAAD(aad);
         decipher.setAuthTag(tag);

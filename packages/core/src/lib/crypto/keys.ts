@@ -42,7 +42,9 @@ async function thumbprint(key: Uint8Array): Promise<string> {
   const json = `{"k":"${base64url(key)}","kty":"oct"}`;
   const hash = key.byteLength === 64 ? "SHA-512" : "SHA-256";
   if (nodeCrypto) {
-    return base64url(nodeCrypto.createHash(hash.replace("-", "").toLowerCase()).update(json).digest());
+    return base64url(
+      nodeCrypto.createHash(hash.replace("-", "").toLowerCase()).update(json).digest(),
+    );
   }
   return base64url(new Uint8Array(await crypto.subtle.digest(hash, utf8(json))));
 }

@@ -105,8 +105,10 @@ export interface CallbacksOptions {
   /** Shape the JWT saved in the session cookie. Return `null` to end the session. */
   jwt?: (params: {
     token: JWT;
-    user: User | AdapterUser;
-    account: Account | null;
+    /** Present when `trigger` is `signIn` or `signUp`. */
+    user?: User | AdapterUser;
+    /** Present when `trigger` is `signIn` or `signUp`. */
+    account?: Account | null;
     profile?: Profile;
     trigger?: SessionTrigger;
     /** @deprecated use `trigger === "signUp"` */

@@ -1,0 +1,10 @@
+/**
+ * Gatehouse: authentication for web-standard servers. A `Request` goes in, a `Response` comes out.
+ * @module
+ */
+export { Auth } from "./lib/auth.js";
+export { isDate } from "./lib/dates.js";
+export { createActionURL, setEnvDefaults } from "./lib/env.js";
+export { isAuthAction } from "./lib/request.js";
+export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

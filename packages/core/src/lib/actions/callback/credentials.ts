@@ -1,0 +1,64 @@
+/**
+ * POST /callback/<credentials provider>: checks the submitted fields with `authorize` and signs
+ * the returned user in.
+ */
+import type { Context } from "../../context.js";
+import { randomUUID } from "../../crypto/hash.js";
+import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
+import { emit } from "../../events.js";
+import { redirectResult } from "../../response.js";
+import { issueJwtSession } from "../../session/jwt.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { InternalProvider } from "../../types/internal.js";
+import type { Account, User } from "../../types/models.js";
+import type { CredentialsConfig } from "../../types/providers.js";
+import { requireCsrf } from "../csrf.js";
+import { MethodNotAllowed } from "../method.js";
+import { gateSignIn } from "./gate.js";
+
+/** Only the fields the provider declares reach `authorize`: never the CSRF token or callback URL. */
+function declaredFields(provider: CredentialsConfig, body: Record<string, unknown> | undefined) {
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(provider.credentials ?? {})) {
+    if (body && Object.hasOwn(body, key)) out[key] = body[key];
+  }
+  return out;
+}
+
+async function authorize(
+  ctx: Context,
+  provider: CredentialsConfig,
+  credentials: Record<string, unknown>,
+): Promise<User> {
+  let user: User | null;
+  try {
+    user = await provider.authorize(credentials, ctx.req.original);
+  } catch (error) {
+    if (error instanceof AuthError) throw error;
+    throw new CallbackRouteError(`authorize of provider "${provider.id}" threw`, { cause: error });
+  }
+  if (!user || typeof user !== "object") {
+    throw new CredentialsSignin(`authorize of provider "${provider.id}" returned no user`);
+  }
+  return user;
+}
+
+export async function credentialsCallback(
+  ctx: Context,
+  provider: InternalProvider & CredentialsConfig,
+): Promise<ResponseInternal> {
+  if (ctx.req.method !== "POST") throw new MethodNotAllowed("POST");
+  await requireCsrf(ctx);
+  const credentials = declaredFields(provider, ctx.req.body);
+  const returned = await authorize(ctx, provider, credentials);
+  const id = returned.id === undefined || returned.id === null ? randomUUID() : String(returned.id);
+  const user: User = { ...returned, id };
+  const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
+
+  const gate = await gateSignIn(ctx, { user, account, credentials });
+  if (gate) return gate;
+
+  const cookies = await issueJwtSession(ctx, { user, account, isNewUser: false });
+  await emit(ctx.config, "signIn", { user, account });
+  return { ...redirectResult(await ctx.callbackUrl()), cookies };
+}

@@ -1,0 +1,15 @@
+import type { Context } from "../../context.js";
+import { InvalidProvider } from "../../errors.js";
+import type { ResponseInternal } from "../../types/config.js";
+import { credentialsCallback } from "./credentials.js";
+
+/** GET or POST /callback/<provider>: finishes a sign-in, by provider type. */
+export async function callback(ctx: Context): Promise<ResponseInternal> {
+  const provider = ctx.requireProvider();
+  switch (provider.type) {
+    case "credentials":
+      return credentialsCallback(ctx, provider);
+    default:
+      throw new InvalidProvider(`Callbacks for ${provider.type} providers are not available yet`);
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The page actions: GET /signin, GET /signout, GET /verify-request and GET /error. Each renders
+ * the built-in page, or redirects to the custom page configured in `pages`.
+ */
+import type { Context } from "../context.js";
+import {
+  renderErrorPage,
+  renderSignInPage,
+  renderSignOutPage,
+  renderVerifyRequestPage,
+} from "../pages/index.js";
+import { htmlResult, redirectResult } from "../response.js";
+import type { ResponseInternal } from "../types/config.js";
+
+/** `path` on this site (or an absolute custom page URL) with `params` added. */
+export function pageUrl(
+  ctx: Context,
+  path: string,
+  params: Record<string, string | undefined>,
+): string {
+  const url = new URL(path, ctx.origin);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.set(key, value);
+  }
+  return url.href;
+}
+
+const errorValue = (value: string | undefined) =>
+  value !== undefined && value.length <= 64 ? value : undefined;
+
+/** GET /signin */
+export async function signInPage(ctx: Context): Promise<ResponseInternal> {
+  const callbackUrl = await ctx.callbackUrl();
+  const error = errorValue(ctx.req.query.error);
+  const custom = ctx.config.pages.signIn;
+  if (custom) return redirectResult(pageUrl(ctx, custom, { callbackUrl, error }));
+  const { token } = await ctx.csrf();
+  const html = renderSignInPage({
+    providers: ctx.config.providers.map((p) => ctx.provider(p)),
+    csrfToken: token,
+    callbackUrl,
+    error,
+    email: ctx.req.query.email,
+    theme: ctx.config.theme,
+  });
+  return htmlResult(html);
+}
+
+/** GET /signout */
+export async function signOutPage(ctx: Context): Promise<ResponseInternal> {
+  const custom = ctx.config.pages.signOut;
+  if (custom) return redirectResult(pageUrl(ctx, custom, {}));
+  const explicit = ctx.req.query.callbackUrl ? await ctx.callbackUrl() : undefined;
+  const { token } = await ctx.csrf();
+  return htmlResult(
+    renderSignOutPage({
+      csrfToken: token,
+      action: `${ctx.authUrl}/signout`,
+      callbackUrl: explicit,
+      theme: ctx.config.theme,
+    }),
+  );
+}
+
+/** GET /verify-request */
+export function verifyRequestPage(ctx: Context): ResponseInternal {
+  const custom = ctx.config.pages.verifyRequest;
+  if (custom) {
+    const { provider, type } = ctx.req.query;
+    return redirectResult(pageUrl(ctx, custom, { provider, type }));
+  }
+  return htmlResult(renderVerifyRequestPage({ siteUrl: ctx.origin, theme: ctx.config.theme }));
+}
+
+/** GET /error */
+export function errorPage(ctx: Context): ResponseInternal {
+  const error = errorValue(ctx.req.query.error);
+  const custom = ctx.config.pages.error;
+  if (custom) return redirectResult(pageUrl(ctx, custom, { error }));
+  const { status, html } = renderErrorPage({
+    error,
+    siteUrl: ctx.origin,
+    signInUrl: pageUrl(ctx, ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`, {}),
+    theme: ctx.config.theme,
+  });
+  return htmlResult(html, status);
+}

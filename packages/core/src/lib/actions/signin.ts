@@ -1,0 +1,26 @@
+import type { Context } from "../context.js";
+import { InvalidProvider } from "../errors.js";
+import { redirectResult } from "../response.js";
+import type { ResponseInternal } from "../types/config.js";
+import { requireCsrf } from "./csrf.js";
+import { pageUrl, signInPage } from "./pages.js";
+
+/**
+ * GET /signin shows the sign-in page. POST /signin/<provider> starts that provider's flow;
+ * providers whose form posts straight to their callback (credentials, WebAuthn) and a POST
+ * without a provider go back to the sign-in page.
+ */
+export async function signIn(ctx: Context): Promise<ResponseInternal> {
+  if (ctx.req.method === "GET") return signInPage(ctx);
+  await requireCsrf(ctx);
+  const signInUrl = pageUrl(ctx, ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`, {});
+  if (ctx.req.providerId === undefined) return redirectResult(signInUrl);
+  const provider = ctx.requireProvider();
+  switch (provider.type) {
+    case "credentials":
+    case "webauthn":
+      return redirectResult(signInUrl);
+    default:
+      throw new InvalidProvider(`Sign-in with ${provider.type} providers is not available yet`);
+  }
+}

@@ -1,0 +1,288 @@
+/**
+ * Normalises and checks a configuration once per config object. The result (or the error) is
+ * cached, so a request never pays for validation.
+ */
+import { defaultCallbacks } from "./callbacks.js";
+import { resolveCookies } from "./cookies.js";
+import {
+  AdapterError,
+  AuthError,
+  ExperimentalFeatureNotEnabled,
+  InvalidEndpoints,
+  InvalidProvider,
+  MissingAdapter,
+  MissingAdapterMethods,
+  MissingAuthorize,
+  MissingSecret,
+  UnsupportedStrategy,
+  UntrustedHost,
+} from "./errors.js";
+import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
+import { resolveLogger } from "./logger.js";
+import { raw, skipCSRFCheck } from "./symbols.js";
+import type {
+  AuthConfig,
+  CallbacksOptions,
+  CookiesOptions,
+  EventCallbacks,
+  LoggerInstance,
+  PagesOptions,
+  SessionOptions,
+  Theme,
+} from "./types/config.js";
+import type { JWTOptions } from "./types/jwt.js";
+import type { Adapter } from "./types/models.js";
+import type { ProviderConfig } from "./types/providers.js";
+
+/** A configuration after defaults and checks. */
+export interface ResolvedConfig {
+  basePath: string;
+  secrets: string[];
+  providers: ProviderConfig[];
+  providerById: Map<string, ProviderConfig>;
+  adapter: Adapter | undefined;
+  session: SessionOptions;
+  jwt: JWTOptions;
+  /** True when `jwt.encode`/`jwt.decode` are the built-in ones. */
+  callbacks: Required<CallbacksOptions>;
+  events: EventCallbacks;
+  pages: PagesOptions;
+  theme: Required<Theme>;
+  logger: LoggerInstance;
+  /** The cookies for a request: secure names on HTTPS unless `useSecureCookies` says otherwise. */
+  cookies: (requestIsHttps: boolean) => CookiesOptions;
+  skipCSRF: boolean;
+  raw: boolean;
+  debug: boolean;
+}
+
+const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
+const providerId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+/** Normalises `basePath`: a leading slash, no trailing slash; `/` becomes the empty string. */
+export function normalizeBasePath(basePath: string | undefined): string {
+  const trimmed = (basePath ?? "/auth").replace(/\/+$/, "");
+  if (trimmed === "") return "";
+  return trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
+}
+
+function instantiate(entry: unknown): ProviderConfig {
+  let provider: unknown;
+  try {
+    provider = typeof entry === "function" ? (entry as () => unknown)() : entry;
+  } catch (cause) {
+    throw new InvalidProvider("A provider factory threw", { cause });
+  }
+  if (typeof provider !== "object" || provider === null) {
+    throw new InvalidProvider("A provider is not an object");
+  }
+  const p = provider as ProviderConfig;
+  if (typeof p.id !== "string" || !providerId.test(p.id)) {
+    throw new InvalidProvider("A provider has no valid id (letters, digits, '.', '_', '-')");
+  }
+  if (!["oauth", "oidc", "email", "credentials", "webauthn"].includes(p.type)) {
+    throw new InvalidProvider(`Provider "${p.id}" has an unknown type`);
+  }
+  return { ...p, name: typeof p.name === "string" && p.name ? p.name : p.id };
+}
+
+function checkProvider(p: ProviderConfig): void {
+  if (p.type === "credentials" && typeof p.authorize !== "function") {
+    throw new MissingAuthorize(`Credentials provider "${p.id}" has no authorize function`);
+  }
+  if ((p.type === "oauth" || p.type === "oidc") && !p.issuer && !p.wellKnown) {
+    for (const endpoint of ["authorization", "token", "userinfo"] as const) {
+      const value = p[endpoint];
+      const url = typeof value === "string" ? value : value?.url;
+      if (!url) {
+        throw new InvalidEndpoints(`Provider "${p.id}" needs an issuer or an ${endpoint} URL`);
+      }
+    }
+  }
+}
+
+function wrapAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
+  const wrapped: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(adapter)) {
+    if (typeof method !== "function") continue;
+    wrapped[name] = async (...args: unknown[]) => {
+      logger.debug(`adapter_${name}`);
+      try {
+        return await method.apply(adapter, args);
+      } catch (cause) {
+        throw new AdapterError(`Adapter method ${name} failed`, { cause });
+      }
+    };
+  }
+  return wrapped as Adapter;
+}
+
+function requiredMethods(
+  providers: ProviderConfig[],
+  strategy: SessionOptions["strategy"],
+): Set<keyof Adapter> {
+  const needed = new Set<keyof Adapter>();
+  const add = (...methods: (keyof Adapter)[]) => {
+    for (const m of methods) needed.add(m);
+  };
+  const types = new Set(providers.map((p) => p.type));
+  if (strategy === "database") {
+    add("createSession", "getSessionAndUser", "updateSession", "deleteSession");
+    if (types.has("credentials")) add("getUser");
+  }
+  if (types.has("oauth") || types.has("oidc")) {
+    add("getUser", "getUserByAccount", "getUserByEmail", "createUser", "linkAccount");
+  }
+  if (types.has("email")) {
+    add(
+      "createVerificationToken",
+      "useVerificationToken",
+      "getUserByEmail",
+      "getUserByAccount",
+      "getUser",
+      "createUser",
+      "updateUser",
+      "linkAccount",
+    );
+  }
+  if (types.has("webauthn")) {
+    add(
+      "createUser",
+      "getUser",
+      "getUserByEmail",
+      "linkAccount",
+      "getAccount",
+      "getAuthenticator",
+      "createAuthenticator",
+      "listAuthenticatorsByUserId",
+      "updateAuthenticatorCounter",
+    );
+  }
+  return needed;
+}
+
+function build(config: AuthConfig): ResolvedConfig {
+  const logger = resolveLogger(config.logger, config.debug);
+  if (config.debug) logger.warn("debug-enabled");
+  if (!config.trustHost) {
+    throw new UntrustedHost(
+      "The request's host is not trusted: set trustHost: true (or AUTH_TRUST_HOST) behind a proxy that sets Host safely",
+    );
+  }
+  const secrets = (Array.isArray(config.secret) ? config.secret : [config.secret]).filter(
+    (s): s is string => typeof s === "string" && s.length > 0,
+  );
+  if (secrets.length === 0) {
+    throw new MissingSecret("Set a secret (config.secret or AUTH_SECRET)");
+  }
+  if (!Array.isArray(config.providers)) {
+    throw new InvalidProvider("config.providers must be an array");
+  }
+  const providers = config.providers.map(instantiate);
+  const providerById = new Map<string, ProviderConfig>();
+  for (const p of providers) {
+    if (providerById.has(p.id)) throw new InvalidProvider(`Two providers share the id "${p.id}"`);
+    providerById.set(p.id, p);
+    checkProvider(p);
+  }
+
+  const strategy = config.session?.strategy ?? (config.adapter ? "database" : "jwt");
+  if (strategy !== "jwt" && strategy !== "database") {
+    throw new UnsupportedStrategy(`Unknown session strategy "${String(strategy)}"`);
+  }
+  const needsAdapter =
+    strategy === "database" || providers.some((p) => p.type === "email" || p.type === "webauthn");
+  if (needsAdapter && !config.adapter) {
+    const why = strategy === "database" ? "Database sessions" : "Email and WebAuthn sign-in";
+    throw new MissingAdapter(`${why} need an adapter`);
+  }
+  if (providers.some((p) => p.type === "webauthn")) {
+    if (!config.experimental?.enableWebAuthn) {
+      throw new ExperimentalFeatureNotEnabled(
+        "WebAuthn is experimental: set experimental.enableWebAuthn to use it",
+      );
+    }
+    logger.warn("experimental-webauthn");
+  }
+  if (config.adapter) {
+    const adapter = config.adapter;
+    const missing = [...requiredMethods(providers, strategy)].filter(
+      (m) => typeof adapter[m] !== "function",
+    );
+    if (missing.length > 0) {
+      throw new MissingAdapterMethods(
+        `The adapter lacks methods this configuration needs: ${missing.sort().join(", ")}`,
+      );
+    }
+  }
+
+  const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
+  const session: SessionOptions = {
+    strategy,
+    maxAge,
+    updateAge: config.session?.updateAge ?? 24 * 60 * 60,
+    generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
+  };
+  const jwt: JWTOptions = {
+    maxAge: config.jwt?.maxAge ?? maxAge,
+    encode: config.jwt?.encode ?? encode,
+    decode: config.jwt?.decode ?? decode,
+  };
+  const cookieVariants: Partial<Record<"secure" | "plain", CookiesOptions>> = {};
+  const cookies = (requestIsHttps: boolean) => {
+    const secure = config.useSecureCookies ?? requestIsHttps;
+    const key = secure ? "secure" : "plain";
+    cookieVariants[key] ??= resolveCookies(secure, config.cookies);
+    return cookieVariants[key];
+  };
+
+  return {
+    basePath: normalizeBasePath(config.basePath),
+    secrets,
+    providers,
+    providerById,
+    adapter: config.adapter ? wrapAdapter(config.adapter, logger) : undefined,
+    session,
+    jwt,
+    callbacks: { ...defaultCallbacks, ...config.callbacks },
+    events: config.events ?? {},
+    pages: config.pages ?? {},
+    theme: {
+      colorScheme: config.theme?.colorScheme ?? "auto",
+      logo: config.theme?.logo ?? "",
+      brandColor: config.theme?.brandColor ?? "",
+      buttonText: config.theme?.buttonText ?? "",
+    },
+    logger,
+    cookies,
+    skipCSRF: config.skipCSRFCheck === skipCSRFCheck,
+    raw: config.raw === raw,
+    debug: !!config.debug,
+  };
+}
+
+/**
+ * The resolved configuration, built on first use and cached per config object.
+ * Throws the cached `AuthError` for a broken configuration.
+ */
+export function resolveConfig(config: AuthConfig): ResolvedConfig {
+  let entry = cache.get(config);
+  if (!entry) {
+    try {
+      entry = build(config);
+    } catch (error) {
+      entry =
+        error instanceof AuthError
+          ? error
+          : new AuthError("The configuration could not be read", { cause: error });
+    }
+    cache.set(config, entry);
+  }
+  if (entry instanceof AuthError) throw entry;
+  return entry;
+}
+
+/** The logger of a configuration, even a broken one. */
+export function configLogger(config: AuthConfig): LoggerInstance {
+  return resolveLogger(config.logger, config.debug);
+}

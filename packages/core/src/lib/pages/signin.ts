@@ -1,0 +1,243 @@
+/** The built-in sign-in page (`GET <basePath>/signin`). */
+
+import type { Theme } from "../types/config.js";
+import type { InternalProvider } from "../types/internal.js";
+import type {
+  CredentialInput,
+  CredentialsConfig,
+  EmailConfig,
+  OAuthConfig,
+  WebAuthnConfig,
+} from "../types/providers.js";
+import { readableTextColor, safeCssColor } from "./css.js";
+import { escapeHtml, originOf, safeImageSrc, safeNavigationUrl } from "./escape.js";
+import { inputId, renderField } from "./fields.js";
+import { hiddenFields, renderShell } from "./shell.js";
+
+/** What {@link renderSignInPage} needs. */
+export interface SignInPageParams {
+  /** The providers, in configuration order. */
+  providers: InternalProvider[];
+  csrfToken: string;
+  /** Where to go after signing in; already checked by the caller. */
+  callbackUrl?: string;
+  /** The raw `?error=` value. Untrusted: only selects a message, never shown. */
+  error?: string;
+  /** Prefill for the email inputs (`?email=`). Untrusted. */
+  email?: string;
+  theme: Required<Theme>;
+}
+
+const TRY_ANOTHER_ACCOUNT = "Try signing in with a different account.";
+
+// Looked up with Object.hasOwn so `?error=constructor` and friends get the generic message.
+const ERROR_MESSAGES: Readonly<Record<string, string>> = {
+  Signin: TRY_ANOTHER_ACCOUNT,
+  OAuthSignin: TRY_ANOTHER_ACCOUNT,
+  OAuthCallbackError: TRY_ANOTHER_ACCOUNT,
+  OAuthCreateAccount: TRY_ANOTHER_ACCOUNT,
+  EmailCreateAccount: TRY_ANOTHER_ACCOUNT,
+  Callback: TRY_ANOTHER_ACCOUNT,
+  OAuthAccountNotLinked:
+    "This email is already linked to another account. To confirm your identity, sign in " +
+    "with the account you used originally.",
+  EmailSignin: "The sign in email could not be sent. Please try again later.",
+  CredentialsSignin: "Sign in failed. Check that the details you provided are correct.",
+  SessionRequired: "Please sign in to access this page.",
+  MissingCSRF: "The sign in form expired. Please try again.",
+  AccountNotLinked: "This passkey is not linked to any account. Sign in another way first.",
+};
+
+const GENERIC_ERROR_MESSAGE = "Unable to sign in.";
+
+/** The user-facing message for a `?error=` value of the sign-in page. */
+export function signInErrorMessage(error: string): string {
+  return Object.hasOwn(ERROR_MESSAGES, error)
+    ? (ERROR_MESSAGES[error] ?? GENERIC_ERROR_MESSAGE)
+    : GENERIC_ERROR_MESSAGE;
+}
+
+/** What every block needs besides its provider (raw values; escaped where written). */
+interface FormContext {
+  csrfToken: string;
+  callbackUrl?: string;
+  email?: string;
+}
+
+function buttonLabel(provider: InternalProvider): string {
+  return `Sign in with ${escapeHtml(provider.name)}`;
+}
+
+function renderOAuth(
+  provider: InternalProvider & OAuthConfig,
+  index: number,
+  context: FormContext,
+): string {
+  const style = provider.style ?? {};
+  const logo = safeImageSrc(style.logo, {
+    anyHttpHost: false,
+    sameOrigin: originOf(provider.signinUrl),
+  });
+  const action = safeNavigationUrl(provider.signinUrl);
+  return [
+    `<form method="post" action="${escapeHtml(action)}">`,
+    hiddenFields(context.csrfToken, context.callbackUrl),
+    `<button type="submit" class="button button-provider provider-${index}">`,
+    logo ? `<img class="provider-logo" src="${escapeHtml(logo)}" alt="">` : "",
+    `<span>${buttonLabel(provider)}</span>`,
+    "</button>",
+    "</form>",
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
+
+/** Per-button colours, as a rule on the button's index class (no inline `style`). */
+function providerCss(provider: InternalProvider & OAuthConfig, index: number): string {
+  const style = provider.style ?? {};
+  const brand = safeCssColor(style.brandColor) ?? safeCssColor(style.bg);
+  const text = safeCssColor(style.text) ?? readableTextColor(brand);
+  const declarations: string[] = [];
+  if (brand) declarations.push(`--provider-brand-color:${brand}`);
+  if (text) declarations.push(`--provider-text-color:${text}`);
+  return declarations.length > 0 ? `.provider-${index}{${declarations.join(";")}}` : "";
+}
+
+function renderEmail(provider: InternalProvider & EmailConfig, context: FormContext): string {
+  const id = escapeHtml(inputId("email", provider.id));
+  const value = context.email ? ` value="${escapeHtml(context.email)}"` : "";
+  return [
+    `<form method="post" action="${escapeHtml(safeNavigationUrl(provider.signinUrl))}">`,
+    hiddenFields(context.csrfToken, context.callbackUrl),
+    `<label for="${id}">Email</label>`,
+    `<input id="${id}" type="email" name="email" autocomplete="email"` +
+      ` placeholder="email@example.com" required${value}>`,
+    `<button type="submit" class="button button-primary">${buttonLabel(provider)}</button>`,
+    "</form>",
+  ].join("\n");
+}
+
+function renderCredentials(
+  provider: InternalProvider & CredentialsConfig,
+  context: FormContext,
+): string {
+  const fields = Object.entries(provider.credentials).map(([key, input]) =>
+    renderField(key, input, provider.id),
+  );
+  return [
+    `<form method="post" action="${escapeHtml(safeNavigationUrl(provider.callbackUrl))}">`,
+    hiddenFields(context.csrfToken, context.callbackUrl),
+    ...fields,
+    `<button type="submit" class="button button-primary">${buttonLabel(provider)}</button>`,
+    "</form>",
+  ].join("\n");
+}
+
+/**
+ * Insertion point for the passkey browser script (a later issue): it will drive the form
+ * `<id>-form` and the button `submitButton-<id>`. Until then the page carries no script.
+ */
+function renderWebAuthnScript(_provider: InternalProvider & WebAuthnConfig): string {
+  return "";
+}
+
+function renderWebAuthn(
+  provider: InternalProvider & WebAuthnConfig,
+  formFields: Record<string, CredentialInput>,
+  context: FormContext,
+): string {
+  const id = escapeHtml(provider.id);
+  const fields = Object.entries(formFields).map(([key, input]) =>
+    renderField(key, input, provider.id, " data-form-field"),
+  );
+  return [
+    `<form id="${id}-form" method="post" action="${escapeHtml(safeNavigationUrl(provider.callbackUrl))}">`,
+    hiddenFields(context.csrfToken),
+    ...fields,
+    `<button id="submitButton-${id}" type="submit" class="button button-primary">` +
+      `${buttonLabel(provider)}</button>`,
+    "</form>",
+    renderWebAuthnScript(provider),
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
+
+/** The group a provider's block belongs to; a separator goes between different groups. */
+type Group = "oauth" | "email" | "credentials" | "webauthn";
+
+interface Block {
+  group: Group;
+  html: string;
+  css: string;
+}
+
+function renderBlock(
+  provider: InternalProvider,
+  index: number,
+  context: FormContext,
+): Block | undefined {
+  switch (provider.type) {
+    case "oauth":
+    case "oidc":
+      return {
+        group: "oauth",
+        html: renderOAuth(provider, index, context),
+        css: providerCss(provider, index),
+      };
+    case "email":
+      return { group: "email", html: renderEmail(provider, context), css: "" };
+    case "credentials":
+      if (!provider.credentials) return undefined;
+      return { group: "credentials", html: renderCredentials(provider, context), css: "" };
+    case "webauthn":
+      if (!provider.formFields) return undefined;
+      return {
+        group: "webauthn",
+        html: renderWebAuthn(provider, provider.formFields, context),
+        css: "",
+      };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * Renders the built-in sign-in page: an optional error box, then one block per provider in
+ * configuration order, with an "or" separator between blocks of different kinds.
+ *
+ * @example
+ * ```ts
+ * const html = renderSignInPage({ providers, csrfToken, theme, error: url.searchParams.get("error") ?? undefined });
+ * return new Response(html, { headers: { "Content-Type": "text/html; charset=utf-8" } });
+ * ```
+ */
+export function renderSignInPage(params: SignInPageParams): string {
+  const context: FormContext = {
+    csrfToken: params.csrfToken,
+    ...(params.callbackUrl ? { callbackUrl: params.callbackUrl } : {}),
+    ...(params.email ? { email: params.email } : {}),
+  };
+  const parts: string[] = ["<h1>Sign in</h1>"];
+  if (params.error) {
+    parts.push(
+      `<div class="error" role="alert"><p>${escapeHtml(signInErrorMessage(params.error))}</p></div>`,
+    );
+  }
+  const css: string[] = [];
+  let previous: Group | undefined;
+  params.providers.forEach((provider, index) => {
+    const block = renderBlock(provider, index, context);
+    if (!block) return;
+    if (previous && previous !== block.group) parts.push('<p class="divider">or</p>');
+    previous = block.group;
+    parts.push(`<div class="provider">\n${block.html}\n</div>`);
+    if (block.css) css.push(block.css);
+  });
+  return renderShell({
+    title: "Sign In",
+    theme: params.theme,
+    content: parts.join("\n"),
+    css: css.join("\n"),
+  });
+}

@@ -1,0 +1,188 @@
+/**
+ * Turns a web `Request` into what an action needs: action, provider, cookies, query and body.
+ * Anything malformed is refused here with a 4xx, before any action runs.
+ */
+import { parseCookies } from "./cookies.js";
+import type { AuthAction } from "./types/config.js";
+
+/** A parsed request. */
+export interface RequestInternal {
+  url: URL;
+  method: "GET" | "POST";
+  action: AuthAction;
+  providerId: string | undefined;
+  headers: Headers;
+  cookies: Record<string, string>;
+  query: Record<string, string>;
+  body: Record<string, unknown> | undefined;
+  /** An untouched copy of the request, kept for provider callbacks that receive it. */
+  original: Request;
+}
+
+/** A request refused before any action: the status and stable error value to answer with. */
+export class RequestRejection {
+  constructor(
+    readonly status: 400 | 405 | 413 | 415,
+    readonly error: "UnknownAction" | "MethodNotAllowed" | "BadRequest" | "PayloadTooLarge",
+    readonly message: string,
+    readonly allow?: string,
+  ) {}
+}
+
+/** Largest request body read, in bytes. Auth forms and WebAuthn responses are far smaller. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+const methods: Record<
+  AuthAction,
+  { get: boolean; post: boolean; provider: "no" | "optional" | "required" }
+> = {
+  providers: { get: true, post: false, provider: "no" },
+  csrf: { get: true, post: false, provider: "no" },
+  session: { get: true, post: true, provider: "no" },
+  signin: { get: true, post: true, provider: "optional" },
+  signout: { get: true, post: true, provider: "no" },
+  callback: { get: true, post: true, provider: "required" },
+  "verify-request": { get: true, post: false, provider: "no" },
+  error: { get: true, post: false, provider: "no" },
+  "webauthn-options": { get: true, post: false, provider: "required" },
+};
+
+/** Whether a string names an action of the protocol. */
+export function isAuthAction(action: string): action is AuthAction {
+  return Object.hasOwn(methods, action);
+}
+
+function allowFor(action: AuthAction, providerId: string | undefined): string {
+  const m = methods[action];
+  // `signin/<provider>` only starts a flow; the page is `signin` without one.
+  if (action === "signin" && providerId !== undefined) return "POST";
+  return [m.get && "GET", m.post && "POST"].filter(Boolean).join(", ");
+}
+
+function splitPath(pathname: string, basePath: string): string[] | undefined {
+  if (basePath !== "" && pathname !== basePath && !pathname.startsWith(`${basePath}/`)) {
+    return undefined;
+  }
+  const segments: string[] = [];
+  for (const raw of pathname.slice(basePath.length).split("/")) {
+    if (raw === "") continue;
+    let segment: string;
+    try {
+      segment = decodeURIComponent(raw);
+    } catch {
+      throw new RequestRejection(400, "BadRequest", "The path has invalid percent-encoding");
+    }
+    segments.push(segment);
+  }
+  return segments;
+}
+
+async function readBody(request: Request): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) {
+    throw new RequestRejection(413, "PayloadTooLarge", "The request body is too large");
+  }
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new RequestRejection(413, "PayloadTooLarge", "The request body is too large");
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new RequestRejection(400, "BadRequest", "The request body is not valid UTF-8");
+  }
+}
+
+async function parseBody(request: Request): Promise<Record<string, unknown> | undefined> {
+  const type = request.headers.get("content-type") ?? "";
+  const isJson = type.includes("application/json");
+  const isForm = type.includes("application/x-www-form-urlencoded");
+  if (!isJson && !isForm) {
+    await request.body?.cancel().catch(() => {});
+    return undefined;
+  }
+  const text = await readBody(request);
+  if (text === "") return {};
+  if (isForm) {
+    const out: Record<string, unknown> = Object.create(null);
+    for (const [key, value] of new URLSearchParams(text)) out[key] = value;
+    return out;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new RequestRejection(400, "BadRequest", "The request body is not valid JSON");
+  }
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new RequestRejection(400, "BadRequest", "The request body must be a JSON object");
+  }
+  return json as Record<string, unknown>;
+}
+
+/**
+ * Parses a request under `basePath`. Throws a {@link RequestRejection} for an unknown path (400),
+ * a known action with the wrong method (405), or a malformed or oversized body (400, 413).
+ */
+export async function parseRequest(request: Request, basePath: string): Promise<RequestInternal> {
+  let url: URL;
+  try {
+    url = new URL(request.url);
+  } catch {
+    throw new RequestRejection(400, "BadRequest", "The request URL is not valid");
+  }
+  const segments = splitPath(url.pathname, basePath);
+  const [name, providerSegment, ...rest] = segments ?? [];
+  if (!name || !isAuthAction(name) || rest.length > 0) {
+    throw new RequestRejection(400, "UnknownAction", "No action matches this path");
+  }
+  const action = name;
+  const providerId = providerSegment === "undefined" ? undefined : providerSegment;
+  const rule = methods[action];
+  if (
+    (providerId !== undefined && rule.provider === "no") ||
+    (providerId === undefined && rule.provider === "required")
+  ) {
+    throw new RequestRejection(400, "UnknownAction", "No action matches this path");
+  }
+  const method = request.method.toUpperCase();
+  const allow = allowFor(action, providerId);
+  if (!allow.split(", ").includes(method)) {
+    throw new RequestRejection(
+      405,
+      "MethodNotAllowed",
+      `${action} does not accept ${method}`,
+      allow,
+    );
+  }
+  const original = method === "POST" && action === "callback" ? request.clone() : request;
+  const query: Record<string, string> = Object.create(null);
+  for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
+  return {
+    url,
+    method: method as "GET" | "POST",
+    action,
+    providerId,
+    headers: request.headers,
+    cookies: parseCookies(request.headers.get("cookie")),
+    query,
+    body: method === "POST" ? await parseBody(request) : undefined,
+    original,
+  };
+}

@@ -1,0 +1,59 @@
+/**
+ * Internal responses and their conversion to web `Response`s.
+ */
+import { serializeCookie } from "./cookies.js";
+import type { ResponseInternal } from "./types/config.js";
+
+/** Headers that keep session and CSRF answers out of every cache. */
+export const noStore: Record<string, string> = {
+  "Content-Type": "application/json",
+  "Cache-Control": "private, no-cache, no-store",
+  Expires: "0",
+  Pragma: "no-cache",
+};
+
+const json = { "Content-Type": "application/json" };
+const html = { "Content-Type": "text/html; charset=utf-8" };
+
+/** A JSON answer. */
+export function jsonResult(
+  body: unknown,
+  status = 200,
+  headers: Record<string, string> = json,
+): ResponseInternal {
+  return { status, headers, body };
+}
+
+/** An HTML page. */
+export function htmlResult(body: string, status = 200): ResponseInternal {
+  return { status, headers: html, body };
+}
+
+/** A redirect (302). */
+export function redirectResult(location: string): ResponseInternal {
+  return { status: 302, redirect: location };
+}
+
+/**
+ * The web `Response` for an internal one. With `returnRedirect` (the `X-Auth-Return-Redirect`
+ * request header) a redirect becomes `200 {"url": location}` so that `fetch` callers can follow
+ * it themselves.
+ */
+export function toResponse(result: ResponseInternal, returnRedirect: boolean): Response {
+  const headers = new Headers(result.headers);
+  for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", serializeCookie(cookie));
+  if (result.redirect !== undefined) {
+    headers.set("Location", result.redirect);
+    if (returnRedirect) {
+      headers.set("Content-Type", "application/json");
+      return new Response(JSON.stringify({ url: result.redirect }), { status: 200, headers });
+    }
+    return new Response(null, { status: result.status ?? 302, headers });
+  }
+  const type = headers.get("Content-Type") ?? "";
+  const body =
+    typeof result.body === "string" && !type.startsWith("application/json")
+      ? result.body
+      : JSON.stringify(result.body ?? null);
+  return new Response(body, { status: result.status ?? 200, headers });
+}

@@ -1,0 +1,127 @@
+/**
+ * JWT sessions: the whole session lives in an encrypted cookie.
+ *
+ * A session check is one decrypt. The cookie is re-issued (one encrypt) only when the `jwt`
+ * callback changed the token, when the client sent an update, or when `updateAge` seconds have
+ * passed since the token was issued (`updateAge: 0` re-issues on every check). Between re-issues
+ * the session keeps the expiry it was issued with, and `expires` in the session says so.
+ */
+
+import type { Context } from "../context.js";
+import { clearChunked, readChunked, writeChunked } from "../cookies.js";
+import { JWTSessionError, SignOutError } from "../errors.js";
+import { emit } from "../events.js";
+import type { Cookie } from "../types/config.js";
+import type { Account, JWT, Profile, Session, User } from "../types/models.js";
+
+/** The result of a session check. */
+export interface SessionCheck {
+  session: Session | null;
+  cookies: Cookie[];
+}
+
+function clear(ctx: Context): Cookie[] {
+  const { name, options } = ctx.cookieOptions.sessionToken;
+  return clearChunked(ctx.req.cookies, name, options);
+}
+
+async function writeToken(ctx: Context, token: JWT): Promise<{ cookies: Cookie[]; expires: Date }> {
+  const { config } = ctx;
+  const { name, options } = ctx.cookieOptions.sessionToken;
+  const value = await config.jwt.encode({
+    token,
+    secret: config.secrets,
+    salt: name,
+    maxAge: config.jwt.maxAge,
+  });
+  const expires = new Date(Date.now() + config.session.maxAge * 1000);
+  return { cookies: writeChunked(ctx.req.cookies, name, value, { ...options, expires }), expires };
+}
+
+/** Reads (and on `update`, updates) the JWT session of a request. */
+export async function checkJwtSession(
+  ctx: Context,
+  update?: { data: unknown },
+): Promise<SessionCheck> {
+  const { config } = ctx;
+  const { name } = ctx.cookieOptions.sessionToken;
+  const value = readChunked(ctx.req.cookies, name);
+  if (!value) return { session: null, cookies: [] };
+
+  let decoded: JWT | null;
+  try {
+    decoded = await config.jwt.decode({ token: value, secret: config.secrets, salt: name });
+  } catch (cause) {
+    config.logger.error(
+      cause instanceof JWTSessionError
+        ? cause
+        : new JWTSessionError("The session token could not be decoded", { cause }),
+    );
+    return { session: null, cookies: clear(ctx) };
+  }
+  if (!decoded) return { session: null, cookies: clear(ctx) };
+
+  const before = JSON.stringify(decoded);
+  const token = await config.callbacks.jwt(
+    update ? { token: decoded, trigger: "update", session: update.data } : { token: decoded },
+  );
+  if (token === null || token === undefined) return { session: null, cookies: clear(ctx) };
+
+  const now = Math.floor(Date.now() / 1000);
+  const issuedAt = typeof decoded.iat === "number" ? decoded.iat : 0;
+  const reissue =
+    update !== undefined ||
+    now - issuedAt >= config.session.updateAge ||
+    JSON.stringify(token) !== before;
+  let cookies: Cookie[] = [];
+  let expires: Date;
+  if (reissue) {
+    ({ cookies, expires } = await writeToken(ctx, token));
+  } else {
+    expires = new Date((issuedAt + config.session.maxAge) * 1000);
+  }
+
+  const session = await config.callbacks.session({
+    session: {
+      user: { name: token.name, email: token.email, image: token.picture as string | undefined },
+      expires: expires.toISOString(),
+    },
+    token,
+  } as Parameters<typeof config.callbacks.session>[0]);
+  await emit(config, "session", { session, token });
+  return { session, cookies };
+}
+
+/** Issues the session cookie after a successful sign-in. Returns no cookie when `jwt` says null. */
+export async function issueJwtSession(
+  ctx: Context,
+  params: { user: User; account: Account | null; profile?: Profile; isNewUser: boolean },
+): Promise<Cookie[]> {
+  const { user, account, profile, isNewUser } = params;
+  const token = await ctx.config.callbacks.jwt({
+    token: { name: user.name, email: user.email, picture: user.image, sub: user.id },
+    user,
+    account,
+    profile,
+    isNewUser,
+    trigger: isNewUser ? "signUp" : "signIn",
+  });
+  if (token === null || token === undefined) return clear(ctx);
+  return (await writeToken(ctx, token)).cookies;
+}
+
+/** Ends the JWT session: the `signOut` event gets the token, and every chunk is cleared. */
+export async function endJwtSession(ctx: Context): Promise<Cookie[]> {
+  const { config } = ctx;
+  const { name } = ctx.cookieOptions.sessionToken;
+  const value = readChunked(ctx.req.cookies, name);
+  if (!value) return [];
+  let token: JWT | null = null;
+  try {
+    token = await config.jwt.decode({ token: value, secret: config.secrets, salt: name });
+  } catch (cause) {
+    config.logger.error(new SignOutError("The session token could not be decoded", { cause }));
+  }
+  await emit(config, "signOut", { token });
+  return clear(ctx);
+}
