@@ -1,0 +1,119 @@
+/**
+ * A vitest suite that checks a database adapter against the Gatehouse adapter contract.
+ * @module
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { accounts } from "./cases/accounts.js";
+import { authenticators } from "./cases/authenticators.js";
+import { cascade } from "./cases/cascade.js";
+import { concurrency } from "./cases/concurrency.js";
+import { dates } from "./cases/dates.js";
+import { sessions } from "./cases/sessions.js";
+import { users } from "./cases/users.js";
+import { verificationTokens } from "./cases/verification-tokens.js";
+import { adapterMethods, type Case, createContext, type Group, missingAdvice } from "./context.js";
+import type { AdapterMethod, AdapterTestOptions } from "./options.js";
+
+export type { AdapterMethod, AdapterTestDb, AdapterTestOptions } from "./options.js";
+
+const methodsCase: Case = {
+  name: "implements every method of the contract that is not skipped",
+  uses: [],
+  async run(ctx) {
+    const unexpected = adapterMethods.filter(
+      (m) => typeof ctx.raw[m] !== "function" && !ctx.skipped.has(m),
+    );
+    expect(unexpected, unexpected.length ? missingAdvice(unexpected) : "").toEqual([]);
+  },
+};
+
+const groups: readonly Group[] = [
+  { title: "contract", cases: [methodsCase] },
+  users,
+  accounts,
+  sessions,
+  verificationTokens,
+  authenticators,
+  dates,
+  cascade,
+  concurrency,
+];
+
+/** Every test name of the suite, as accepted by the `skip` option. */
+export const adapterTestNames: readonly string[] = groups.flatMap((g) =>
+  g.cases.map((c) => c.name),
+);
+
+function skipReason(c: Case, skip: ReadonlySet<string>): string | undefined {
+  if (skip.has(c.name)) return "its name is in options.skip";
+  const method = c.uses.find((m) => skip.has(m));
+  return method && `it calls adapter.${method}, which is in options.skip`;
+}
+
+/**
+ * Registers vitest `describe`/`test` blocks that check `options.adapter` against every method of
+ * the adapter contract: users, accounts, sessions, verification tokens, WebAuthn
+ * authenticators, Date round-trips, `null` for absent rows, cascading deletes, single use of
+ * verification tokens under concurrency and uniqueness of provider accounts. Each test creates
+ * its own rows with fresh random ids, so the tests are independent and may run against a shared
+ * database. Call it at the top level of a test file.
+ *
+ * @example
+ * ```ts
+ * import { runAdapterTests } from "@gatehouse/adapter-test"
+ * import { MyAdapter } from "../src/index.js"
+ *
+ * const client = createClient(process.env.DATABASE_URL)
+ * runAdapterTests({
+ *   name: "my-adapter",
+ *   adapter: MyAdapter(client),
+ *   db: {
+ *     connect: () => client.connect(),
+ *     disconnect: () => client.end(),
+ *     user: (id) => client.query("select * from users where id = $1", [id]).then((r) => r[0] ?? null),
+ *   },
+ *   skip: ["createAuthenticator"], // no WebAuthn support yet
+ * })
+ * ```
+ */
+export function runAdapterTests(options: AdapterTestOptions): void {
+  const skip = new Set<string>(options.skip ?? []);
+  const known = new Set<string>([...adapterMethods, ...adapterTestNames]);
+  const unknown = [...skip].filter((entry) => !known.has(entry));
+  if (unknown.length > 0) {
+    throw new Error(
+      `runAdapterTests: options.skip has entries that match no test and no adapter method: ${unknown
+        .map((u) => JSON.stringify(u))
+        .join(", ")}. Method names: ${adapterMethods.join(", ")}.`,
+    );
+  }
+  const ctx = createContext(options);
+  const title = `adapter contract: ${options.name ?? "adapter"}`;
+
+  describe(title, () => {
+    beforeAll(async () => {
+      await options.db?.connect?.();
+    });
+    afterAll(async () => {
+      await options.db?.disconnect?.();
+    });
+
+    for (const group of groups) {
+      describe(group.title, () => {
+        for (const c of group.cases) {
+          const reason = skipReason(c, skip);
+          if (reason) {
+            console.info(`[adapter-test] ${title}: skipped "${c.name}": ${reason}`);
+            test.skip(c.name, () => {});
+            continue;
+          }
+          test(c.name, async () => {
+            const missing = c.uses.filter((m: AdapterMethod) => !ctx.has(m));
+            if (missing.length > 0) throw new Error(missingAdvice(missing));
+            await c.run(ctx);
+          });
+        }
+      });
+    }
+  });
+}

@@ -1,0 +1,254 @@
+/**
+ * An adapter that keeps every row in memory, for tests and prototypes.
+ * @module
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "./lib/types/models.js";
+
+type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
+type TokenKey = Pick<VerificationToken, "identifier" | "token">;
+
+/**
+ * Direct reads of the stored rows, bypassing the adapter methods. Each returns a copy, or `null`.
+ * The shape matches the `db` readers of `@gatehouse/adapter-test`.
+ */
+export interface MemoryAdapterRows {
+  user(id: string): AdapterUser | null;
+  account(key: AccountKey): AdapterAccount | null;
+  session(sessionToken: string): AdapterSession | null;
+  verificationToken(key: TokenKey): VerificationToken | null;
+  authenticator(credentialID: string): AdapterAuthenticator | null;
+  /** How many rows of each kind are stored. */
+  count(): {
+    users: number;
+    accounts: number;
+    sessions: number;
+    verificationTokens: number;
+    authenticators: number;
+  };
+}
+
+/** What {@link MemoryAdapter} returns: every contract method, asynchronous, plus test helpers. */
+export interface InMemoryAdapter extends Adapter {
+  createUser(user: AdapterUser): Promise<AdapterUser>;
+  getUser(id: string): Promise<AdapterUser | null>;
+  getUserByEmail(email: string): Promise<AdapterUser | null>;
+  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
+  /** Also deletes the user's sessions, accounts and authenticators. */
+  deleteUser(userId: string): Promise<AdapterUser | null>;
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
+  unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
+  createSession(session: AdapterSession): Promise<AdapterSession>;
+  getSessionAndUser(
+    sessionToken: string,
+  ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  updateSession(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Promise<AdapterSession | null>;
+  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
+  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
+  useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
+  updateAuthenticatorCounter(
+    credentialID: string,
+    newCounter: number,
+  ): Promise<AdapterAuthenticator>;
+  /** Reads stored rows directly, for assertions in tests. */
+  readonly rows: MemoryAdapterRows;
+  /** Deletes every row. */
+  clear(): void;
+}
+
+// A JSON pair cannot collide the way a joined string could ("a:b" + "c" vs "a" + "b:c").
+const accountKey = (key: AccountKey) => JSON.stringify([key.provider, key.providerAccountId]);
+const tokenKey = (key: TokenKey) => JSON.stringify([key.identifier, key.token]);
+
+// Rows go in and come out as structured clones: Dates stay Dates, and callers that mutate what
+// they passed in or got back cannot change what is stored.
+const copy = <T>(row: T): T => structuredClone(row);
+const copyOrNull = <T>(row: T | undefined): T | null => (row === undefined ? null : copy(row));
+// An update leaves a field alone when it is `undefined`, as ORMs do.
+const defined = <T extends object>(patch: T): T =>
+  copy(Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as T);
+
+function fail(message: string): never {
+  // Messages name the kind of row, never a key or token value: they end up in logs.
+  throw new Error(`MemoryAdapter: ${message}`);
+}
+
+/**
+ * Creates an adapter that stores users, accounts, sessions, verification tokens and WebAuthn
+ * authenticators in memory. It behaves like a small relational database: ids, emails, provider
+ * accounts, session tokens, verification tokens and credential ids are unique; accounts,
+ * sessions and authenticators must belong to an existing user; deleting a user deletes what
+ * belongs to it. Absent rows are `null`. Rows must be structured-cloneable. Nothing is persisted:
+ * every call to `MemoryAdapter()` starts empty.
+ *
+ * @example
+ * ```ts
+ * import { MemoryAdapter } from "@gatehouse/core/adapters/memory"
+ *
+ * const adapter = MemoryAdapter()
+ * const response = await Auth(request, { adapter, session: { strategy: "database" }, ... })
+ * expect(adapter.rows.count().sessions).toBe(1)
+ * ```
+ */
+export function MemoryAdapter(): InMemoryAdapter {
+  const users = new Map<string, AdapterUser>();
+  const accounts = new Map<string, AdapterAccount>();
+  const sessions = new Map<string, AdapterSession>();
+  const tokens = new Map<string, VerificationToken>();
+  const authenticators = new Map<string, AdapterAuthenticator>();
+
+  const userByEmail = (email: string) => [...users.values()].find((u) => u.email === email);
+  const requireUser = (userId: string, what: string) => {
+    if (!users.has(userId)) fail(`${what} refers to a user that does not exist`);
+  };
+  const deleteWhere = <T extends { userId: string }>(rows: Map<string, T>, userId: string) => {
+    for (const [key, row] of rows) if (row.userId === userId) rows.delete(key);
+  };
+
+  const rows: MemoryAdapterRows = {
+    user: (id) => copyOrNull(users.get(id)),
+    account: (key) => copyOrNull(accounts.get(accountKey(key))),
+    session: (sessionToken) => copyOrNull(sessions.get(sessionToken)),
+    verificationToken: (key) => copyOrNull(tokens.get(tokenKey(key))),
+    authenticator: (credentialID) => copyOrNull(authenticators.get(credentialID)),
+    count: () => ({
+      users: users.size,
+      accounts: accounts.size,
+      sessions: sessions.size,
+      verificationTokens: tokens.size,
+      authenticators: authenticators.size,
+    }),
+  };
+
+  return {
+    rows,
+    clear() {
+      for (const table of [users, accounts, sessions, tokens, authenticators]) table.clear();
+    },
+
+    async createUser(user) {
+      if (users.has(user.id)) fail("a user with this id already exists");
+      if (userByEmail(user.email)) fail("a user with this email already exists");
+      users.set(user.id, copy(user));
+      return copy(user);
+    },
+    async getUser(id) {
+      return rows.user(id);
+    },
+    async getUserByEmail(email) {
+      return copyOrNull(userByEmail(email));
+    },
+    async getUserByAccount(key) {
+      const account = accounts.get(accountKey(key));
+      return account ? rows.user(account.userId) : null;
+    },
+    async updateUser(patch) {
+      const current = users.get(patch.id) ?? fail("no user with this id");
+      const owner = patch.email === undefined ? undefined : userByEmail(patch.email);
+      if (owner && owner.id !== patch.id) fail("another user already has this email");
+      const updated = { ...current, ...defined(patch) };
+      users.set(updated.id, updated);
+      return copy(updated);
+    },
+    async deleteUser(userId) {
+      const user = users.get(userId);
+      if (!user) return null;
+      users.delete(userId);
+      deleteWhere(sessions, userId);
+      deleteWhere(accounts, userId);
+      deleteWhere(authenticators, userId);
+      return copy(user);
+    },
+
+    async linkAccount(account) {
+      requireUser(account.userId, "the account");
+      const key = accountKey(account);
+      if (accounts.has(key)) fail("this provider account is already linked (unique constraint)");
+      accounts.set(key, copy(account));
+      return copy(account);
+    },
+    async unlinkAccount(key) {
+      const account = accounts.get(accountKey(key));
+      if (!account) return undefined;
+      accounts.delete(accountKey(key));
+      return copy(account);
+    },
+    async getAccount(providerAccountId, provider) {
+      return rows.account({ provider, providerAccountId });
+    },
+
+    async createSession(session) {
+      requireUser(session.userId, "the session");
+      if (sessions.has(session.sessionToken)) fail("a session with this token already exists");
+      sessions.set(session.sessionToken, copy(session));
+      return copy(session);
+    },
+    async getSessionAndUser(sessionToken) {
+      const session = sessions.get(sessionToken);
+      const user = session && users.get(session.userId);
+      if (!session || !user) return null;
+      return { session: copy(session), user: copy(user) };
+    },
+    async updateSession(patch) {
+      const current = sessions.get(patch.sessionToken);
+      if (!current) return null;
+      if (patch.userId !== undefined) requireUser(patch.userId, "the session");
+      const updated = { ...current, ...defined(patch) };
+      sessions.set(updated.sessionToken, updated);
+      return copy(updated);
+    },
+    async deleteSession(sessionToken) {
+      const session = sessions.get(sessionToken);
+      sessions.delete(sessionToken);
+      return copyOrNull(session);
+    },
+
+    async createVerificationToken(verificationToken) {
+      const key = tokenKey(verificationToken);
+      if (tokens.has(key)) fail("this verification token already exists");
+      tokens.set(key, copy(verificationToken));
+      return copy(verificationToken);
+    },
+    async useVerificationToken(key) {
+      // Read and delete in one synchronous step, so concurrent callers cannot both get it.
+      const token = tokens.get(tokenKey(key));
+      tokens.delete(tokenKey(key));
+      return copyOrNull(token);
+    },
+
+    async createAuthenticator(authenticator) {
+      requireUser(authenticator.userId, "the authenticator");
+      if (authenticators.has(authenticator.credentialID)) {
+        fail("an authenticator with this credential id already exists");
+      }
+      authenticators.set(authenticator.credentialID, copy(authenticator));
+      return copy(authenticator);
+    },
+    async getAuthenticator(credentialID) {
+      return rows.authenticator(credentialID);
+    },
+    async listAuthenticatorsByUserId(userId) {
+      return [...authenticators.values()].filter((a) => a.userId === userId).map(copy);
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const current = authenticators.get(credentialID) ?? fail("no authenticator with this id");
+      const updated = { ...current, counter: newCounter };
+      authenticators.set(credentialID, updated);
+      return copy(updated);
+    },
+  };
+}
