@@ -3,7 +3,17 @@ import { CredentialsSignin } from "@gatehouse/core/errors";
 import { decode } from "@gatehouse/core/jwt";
 import Credentials from "@gatehouse/core/providers/credentials";
 import { describe, expect, test, vi } from "vitest";
-import { Jar, ORIGIN, SECRET, alice, credentialsConfig, csrfToken, send, setCookies, signInAlice } from "./helpers.js";
+import {
+  alice,
+  credentialsConfig,
+  csrfToken,
+  Jar,
+  ORIGIN,
+  SECRET,
+  send,
+  setCookies,
+  signInAlice,
+} from "./helpers.js";
 
 describe("credentials sign-in", () => {
   test("a good password signs in, sets the session cookie and redirects to the callback URL", async () => {
@@ -12,8 +22,17 @@ describe("credentials sign-in", () => {
     const response = await signInAlice(config, jar, { callbackUrl: "/dashboard" });
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe(`${ORIGIN}/dashboard`);
-    const token = await decode({ token: jar.cookies.get("authjs.session-token"), secret: SECRET, salt: "authjs.session-token" });
-    expect(token).toMatchObject({ sub: alice.id, name: alice.name, email: alice.email, picture: alice.image });
+    const token = await decode({
+      token: jar.cookies.get("authjs.session-token"),
+      secret: SECRET,
+      salt: "authjs.session-token",
+    });
+    expect(token).toMatchObject({
+      sub: alice.id,
+      name: alice.name,
+      email: alice.email,
+      picture: alice.image,
+    });
     expect(jar.cookies.get("authjs.callback-url")).toBe(`${ORIGIN}/dashboard`);
   });
 
@@ -28,7 +47,10 @@ describe("credentials sign-in", () => {
       form: { csrfToken: csrf, callbackUrl: "/x", pin: "1234", extra: "nope" },
     });
     expect(authorize).toHaveBeenCalledTimes(1);
-    const [credentials, request] = authorize.mock.calls[0] as unknown as [Record<string, unknown>, Request];
+    const [credentials, request] = authorize.mock.calls[0] as unknown as [
+      Record<string, unknown>,
+      Request,
+    ];
     expect(credentials).toEqual({ pin: "1234" });
     expect(request).toBeInstanceOf(Request);
     expect(new URL(request.url).pathname).toBe("/auth/callback/credentials");
@@ -42,7 +64,9 @@ describe("credentials sign-in", () => {
     const response = await send(config, jar, "/auth/callback/credentials", {
       form: { csrfToken: csrf, username: "alice", password: "nope" },
     });
-    expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`);
+    expect(response.headers.get("location")).toBe(
+      `${ORIGIN}/auth/signin?error=CredentialsSignin&code=credentials`,
+    );
     expect(jar.cookies.has("authjs.session-token")).toBe(false);
   });
 
@@ -62,19 +86,31 @@ describe("credentials sign-in", () => {
     });
     const jar = new Jar();
     const csrf = await csrfToken(config, jar);
-    const response = await send(config, jar, "/auth/callback/credentials", { form: { csrfToken: csrf } });
-    expect(response.headers.get("location")).toBe(`${ORIGIN}/login?error=CredentialsSignin&code=locked`);
+    const response = await send(config, jar, "/auth/callback/credentials", {
+      form: { csrfToken: csrf },
+    });
+    expect(response.headers.get("location")).toBe(
+      `${ORIGIN}/login?error=CredentialsSignin&code=locked`,
+    );
   });
 
   test("the jwt callback gets trigger signIn with the user and a credentials account; signIn event fires", async () => {
     const jwt = vi.fn(({ token }) => token);
     const signInEvent = vi.fn();
     const signInCallback = vi.fn(() => true);
-    const config = credentialsConfig({ callbacks: { jwt, signIn: signInCallback }, events: { signIn: signInEvent } });
+    const config = credentialsConfig({
+      callbacks: { jwt, signIn: signInCallback },
+      events: { signIn: signInEvent },
+    });
     await signInAlice(config, new Jar());
     const account = { providerAccountId: alice.id, type: "credentials", provider: "credentials" };
     expect(jwt).toHaveBeenCalledWith(
-      expect.objectContaining({ trigger: "signIn", isNewUser: false, user: expect.objectContaining(alice), account }),
+      expect.objectContaining({
+        trigger: "signIn",
+        isNewUser: false,
+        user: expect.objectContaining(alice),
+        account,
+      }),
     );
     expect(signInCallback).toHaveBeenCalledWith({
       user: expect.objectContaining(alice),
@@ -110,15 +146,24 @@ describe("credentials sign-in", () => {
     expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`);
     const logger = config.logger as { error: ReturnType<typeof vi.fn> };
     expect(logger.error).toHaveBeenCalledTimes(1);
-    expect(logger.error.mock.calls[0]![0]).toMatchObject({ type: "AccessDenied", message: "banned" });
+    expect(logger.error.mock.calls[0]![0]).toMatchObject({
+      type: "AccessDenied",
+      message: "banned",
+    });
   });
 
   test("a user without an id gets a random one as the subject", async () => {
-    const config = credentialsConfig({ providers: [Credentials({ authorize: () => ({ name: "Anon" }) })] });
+    const config = credentialsConfig({
+      providers: [Credentials({ authorize: () => ({ name: "Anon" }) })],
+    });
     const jar = new Jar();
     const csrf = await csrfToken(config, jar);
     await send(config, jar, "/auth/callback/credentials", { form: { csrfToken: csrf } });
-    const token = await decode({ token: jar.cookies.get("authjs.session-token"), secret: SECRET, salt: "authjs.session-token" });
+    const token = await decode({
+      token: jar.cookies.get("authjs.session-token"),
+      secret: SECRET,
+      salt: "authjs.session-token",
+    });
     expect(token?.sub).toMatch(/^[0-9a-f-]{36}$/);
   });
 
@@ -128,7 +173,12 @@ describe("credentials sign-in", () => {
     const csrf = await csrfToken(config, jar);
     const response = await send(config, jar, "/auth/callback/credentials", {
       headers: { "X-Auth-Return-Redirect": "1" },
-      form: { csrfToken: csrf, username: "alice", password: "wonderland", callbackUrl: `${ORIGIN}/home` },
+      form: {
+        csrfToken: csrf,
+        username: "alice",
+        password: "wonderland",
+        callbackUrl: `${ORIGIN}/home`,
+      },
     });
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ url: `${ORIGIN}/home` });
@@ -143,7 +193,9 @@ describe("sign-out", () => {
     const jar = new Jar();
     await signInAlice(config, jar);
     const csrf = await csrfToken(config, jar);
-    const response = await send(config, jar, "/auth/signout", { form: { csrfToken: csrf, callbackUrl: "/bye" } });
+    const response = await send(config, jar, "/auth/signout", {
+      form: { csrfToken: csrf, callbackUrl: "/bye" },
+    });
     expect(response.headers.get("location")).toBe(`${ORIGIN}/bye`);
     expect(setCookies(response).get("authjs.session-token")?.raw).toMatch(/Max-Age=0/);
     expect(signOut).toHaveBeenCalledWith({ token: expect.objectContaining({ sub: alice.id }) });

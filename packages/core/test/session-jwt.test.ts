@@ -3,12 +3,12 @@ import { decode, encode } from "@gatehouse/core/jwt";
 import type { AuthConfig, JWT } from "@gatehouse/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {
-  Jar,
-  ORIGIN,
-  SECRET,
   alice,
   credentialsConfig,
   csrfToken,
+  Jar,
+  ORIGIN,
+  SECRET,
   send,
   setCookies,
   signInAlice,
@@ -42,7 +42,13 @@ describe("GET /session with JWT sessions", () => {
   });
 
   test("a valid cookie gives name, email and image only, not the subject", async () => {
-    const token = await cookieFor({ sub: "user-1", name: "Alice", email: "a@x.io", picture: "p.png", role: "admin" });
+    const token = await cookieFor({
+      sub: "user-1",
+      name: "Alice",
+      email: "a@x.io",
+      picture: "p.png",
+      role: "admin",
+    });
     const response = await Auth(sessionRequest(`${COOKIE}=${token}`), credentialsConfig());
     const body = await response.json();
     expect(body.user).toEqual({ name: "Alice", email: "a@x.io", image: "p.png" });
@@ -82,13 +88,20 @@ describe("GET /session with JWT sessions", () => {
   });
 
   test("the jwt callback runs on every check; a changed token is re-issued", async () => {
-    const jwt = vi.fn(({ token }: { token: JWT }) => ({ ...token, visits: Number(token.visits ?? 0) + 1 }));
+    const jwt = vi.fn(({ token }: { token: JWT }) => ({
+      ...token,
+      visits: Number(token.visits ?? 0) + 1,
+    }));
     const config = credentialsConfig({ callbacks: { jwt } });
     const token = await cookieFor({ sub: "1" });
     const response = await Auth(sessionRequest(`${COOKIE}=${token}`), config);
     expect(jwt).toHaveBeenCalledTimes(1);
     expect(jwt.mock.calls[0]![0]).not.toHaveProperty("trigger");
-    const reissued = await decode({ token: setCookies(response).get(COOKIE)!.value, secret: SECRET, salt: COOKIE });
+    const reissued = await decode({
+      token: setCookies(response).get(COOKIE)!.value,
+      secret: SECRET,
+      salt: COOKIE,
+    });
     expect(reissued?.visits).toBe(1);
   });
 
@@ -101,14 +114,24 @@ describe("GET /session with JWT sessions", () => {
         },
       },
     });
-    const response = await Auth(sessionRequest(`${COOKIE}=${await cookieFor({ sub: "1" })}`), config);
-    const reissued = await decode({ token: setCookies(response).get(COOKIE)!.value, secret: SECRET, salt: COOKIE });
+    const response = await Auth(
+      sessionRequest(`${COOKIE}=${await cookieFor({ sub: "1" })}`),
+      config,
+    );
+    const reissued = await decode({
+      token: setCookies(response).get(COOKIE)!.value,
+      secret: SECRET,
+      salt: COOKIE,
+    });
     expect(reissued?.flag).toBe(true);
   });
 
   test("a jwt callback returning null ends the session and clears the cookie", async () => {
     const config = credentialsConfig({ callbacks: { jwt: () => null } });
-    const response = await Auth(sessionRequest(`${COOKIE}=${await cookieFor({ sub: "1" })}`), config);
+    const response = await Auth(
+      sessionRequest(`${COOKIE}=${await cookieFor({ sub: "1" })}`),
+      config,
+    );
     expect(await response.json()).toBeNull();
     expect(setCookies(response).get(COOKIE)?.raw).toMatch(/Max-Age=0/);
   });
@@ -119,10 +142,16 @@ describe("GET /session with JWT sessions", () => {
       callbacks: { session: ({ session, token }) => ({ ...session, userId: token.sub }) },
       events: { session: sessionEvent },
     });
-    const response = await Auth(sessionRequest(`${COOKIE}=${await cookieFor({ sub: "42", name: "N" })}`), config);
+    const response = await Auth(
+      sessionRequest(`${COOKIE}=${await cookieFor({ sub: "42", name: "N" })}`),
+      config,
+    );
     const body = await response.json();
     expect(body.userId).toBe("42");
-    expect(sessionEvent).toHaveBeenCalledWith({ session: body, token: expect.objectContaining({ sub: "42" }) });
+    expect(sessionEvent).toHaveBeenCalledWith({
+      session: body,
+      token: expect.objectContaining({ sub: "42" }),
+    });
   });
 
   test("an expired token answers null, clears the cookie and logs one JWTSessionError", async () => {
@@ -157,7 +186,9 @@ describe("GET /session with JWT sessions", () => {
     const response = await Auth(sessionRequest(`${COOKIE}=${token}`), config);
     expect((await response.json()).user.name).toBe("A");
     const reissued = setCookies(response).get(COOKIE)!.value;
-    expect(await decode({ token: reissued, secret: "new-secret", salt: COOKIE })).toMatchObject({ sub: "1" });
+    expect(await decode({ token: reissued, secret: "new-secret", salt: COOKIE })).toMatchObject({
+      sub: "1",
+    });
   });
 
   test("custom jwt encode and decode are used", async () => {
@@ -168,7 +199,10 @@ describe("GET /session with JWT sessions", () => {
         decode: ({ token }) => (token ? JSON.parse(atob(token.slice(6))) : null),
       },
     });
-    const response = await Auth(sessionRequest(`${COOKIE}=plain.${btoa(JSON.stringify({ name: "Custom" }))}`), config);
+    const response = await Auth(
+      sessionRequest(`${COOKIE}=plain.${btoa(JSON.stringify({ name: "Custom" }))}`),
+      config,
+    );
     expect((await response.json()).user.name).toBe("Custom");
     expect(setCookies(response).get(COOKIE)!.value.startsWith("plain.")).toBe(true);
   });
@@ -176,7 +210,9 @@ describe("GET /session with JWT sessions", () => {
 
 describe("session cookie chunking", () => {
   const big = (size: number): AuthConfig =>
-    credentialsConfig({ callbacks: { jwt: ({ token }) => ({ ...token, blob: "x".repeat(size) }) } });
+    credentialsConfig({
+      callbacks: { jwt: ({ token }) => ({ ...token, blob: "x".repeat(size) }) },
+    });
 
   test("a token past 3936 characters is split into ordered chunks that read back", async () => {
     const config = big(9000);
@@ -208,17 +244,22 @@ describe("POST /session (update)", () => {
   });
 
   test("hands data to the jwt callback with trigger update and re-issues the cookie", async () => {
-    const jwt = vi.fn(({ token, trigger, session }: { token: JWT; trigger?: string; session?: unknown }) =>
-      trigger === "update" ? { ...token, name: (session as { name: string }).name } : token,
+    const jwt = vi.fn(
+      ({ token, trigger, session }: { token: JWT; trigger?: string; session?: unknown }) =>
+        trigger === "update" ? { ...token, name: (session as { name: string }).name } : token,
     );
     const config = credentialsConfig({ callbacks: { jwt } });
     const jar = new Jar();
     await signInAlice(config, jar);
     const csrf = await csrfToken(config, jar);
-    const response = await send(config, jar, "/auth/session", { json: { csrfToken: csrf, data: { name: "Bob" } } });
+    const response = await send(config, jar, "/auth/session", {
+      json: { csrfToken: csrf, data: { name: "Bob" } },
+    });
     expect(response.status).toBe(200);
     expect((await response.json()).user.name).toBe("Bob");
-    expect(jwt).toHaveBeenLastCalledWith(expect.objectContaining({ trigger: "update", session: { name: "Bob" } }));
+    expect(jwt).toHaveBeenLastCalledWith(
+      expect.objectContaining({ trigger: "update", session: { name: "Bob" } }),
+    );
     expect(response.headers.get("cache-control")).toBeNull();
     const after = await (await send(config, jar, "/auth/session")).json();
     expect(after.user.name).toBe("Bob");
@@ -238,14 +279,23 @@ describe("secure cookies", () => {
     });
     const cookie = setCookies(response).get("__Secure-authjs.session-token");
     expect(cookie?.raw).toMatch(/; Path=\/; Expires=[^;]+; HttpOnly; Secure; SameSite=Lax$/);
-    const token = await decode({ token: cookie!.value, secret: SECRET, salt: "__Secure-authjs.session-token" });
+    const token = await decode({
+      token: cookie!.value,
+      secret: SECRET,
+      salt: "__Secure-authjs.session-token",
+    });
     expect(token?.sub).toBe(alice.id);
   });
 
   test("useSecureCookies false keeps plain names on https; cookie overrides take effect", async () => {
     const config = credentialsConfig({
       useSecureCookies: false,
-      cookies: { sessionToken: { name: "app.session", options: { sameSite: "strict", domain: "app.example" } } },
+      cookies: {
+        sessionToken: {
+          name: "app.session",
+          options: { sameSite: "strict", domain: "app.example" },
+        },
+      },
     });
     const jar = new Jar();
     const origin = "https://app.example";
