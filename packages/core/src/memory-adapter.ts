@@ -111,7 +111,9 @@ export function MemoryAdapter(): InMemoryAdapter {
   const tokens = new Map<string, VerificationToken>();
   const authenticators = new Map<string, AdapterAuthenticator>();
 
-  const userByEmail = (email: string) => [...users.values()].find((u) => u.email === email);
+  // An empty email means "no email" (SPEC: email defaults to ""): never unique, never found.
+  const userByEmail = (email: string) =>
+    email ? [...users.values()].find((u) => u.email === email) : undefined;
   const requireUser = (userId: string, what: string) => {
     if (!users.has(userId)) fail(`${what} refers to a user that does not exist`);
   };

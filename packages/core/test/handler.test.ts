@@ -197,7 +197,7 @@ describe("basePath, raw and the action list", () => {
       headers: { cookie: jar.header(), "content-type": "application/x-www-form-urlencoded" },
       body: new URLSearchParams({ csrfToken: csrf, username: "alice", password: "wonderland" }),
     });
-    const result = (await Auth(request, config)) as ResponseInternal;
+    const result = (await Auth(request, config)) as unknown as ResponseInternal;
     expect(result).not.toBeInstanceOf(Response);
     expect(result.redirect).toBe(ORIGIN);
     expect(result.cookies?.map((c) => c.name)).toContain("authjs.session-token");

@@ -91,7 +91,8 @@ async function readBody(request: Request): Promise<string> {
     if (done) break;
     size += value.byteLength;
     if (size > MAX_BODY_BYTES) {
-      await reader.cancel().catch(() => {});
+      // Cancelling is a courtesy to the source; never wait on it.
+      reader.cancel().catch(() => {});
       throw new RequestRejection(413, "PayloadTooLarge", "The request body is too large");
     }
     chunks.push(value);
@@ -114,7 +115,7 @@ async function parseBody(request: Request): Promise<Record<string, unknown> | un
   const isJson = type.includes("application/json");
   const isForm = type.includes("application/x-www-form-urlencoded");
   if (!isJson && !isForm) {
-    await request.body?.cancel().catch(() => {});
+    request.body?.cancel().catch(() => {});
     return undefined;
   }
   const text = await readBody(request);

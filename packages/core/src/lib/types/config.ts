@@ -135,7 +135,8 @@ export interface EventCallbacks {
     account: Account;
     profile: User | AdapterUser;
   }) => Awaitable<void>;
-  session?: (message: { session: Session; token: JWT }) => Awaitable<void>;
+  /** `token` is present with JWT sessions only. */
+  session?: (message: { session: Session; token?: JWT }) => Awaitable<void>;
 }
 
 /** Warning codes the logger's `warn` receives. */

@@ -7,10 +7,10 @@ import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
-import { issueJwtSession } from "../../session/jwt.js";
+import { issueSession } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { InternalProvider } from "../../types/internal.js";
-import type { Account, User } from "../../types/models.js";
+import type { Account, AdapterUser, User } from "../../types/models.js";
 import type { CredentialsConfig } from "../../types/providers.js";
 import { requireCsrf } from "../csrf.js";
 import { MethodNotAllowed } from "../method.js";
@@ -43,6 +43,20 @@ async function authorize(
   return user;
 }
 
+/**
+ * With database sessions the session row points at a stored user, so `authorize` must return a
+ * user that exists in the adapter (Gatehouse does not create users from credentials).
+ */
+async function storedUser(ctx: Context, id: string): Promise<AdapterUser> {
+  const stored = await ctx.config.adapter?.getUser?.(id);
+  if (!stored) {
+    throw new CallbackRouteError(
+      "With database sessions, authorize must return a user that exists in the adapter; no stored user has the returned id",
+    );
+  }
+  return stored;
+}
+
 export async function credentialsCallback(
   ctx: Context,
   provider: InternalProvider & CredentialsConfig,
@@ -52,13 +66,14 @@ export async function credentialsCallback(
   const credentials = declaredFields(provider, ctx.req.body);
   const returned = await authorize(ctx, provider, credentials);
   const id = returned.id === undefined || returned.id === null ? randomUUID() : String(returned.id);
-  const user: User = { ...returned, id };
+  let user: User | AdapterUser = { ...returned, id };
   const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
+  if (ctx.config.session.strategy === "database") user = await storedUser(ctx, id);
 
   const gate = await gateSignIn(ctx, { user, account, credentials });
   if (gate) return gate;
 
-  const cookies = await issueJwtSession(ctx, { user, account, isNewUser: false });
+  const cookies = await issueSession(ctx, { user, account, isNewUser: false });
   await emit(ctx.config, "signIn", { user, account });
   return { ...redirectResult(await ctx.callbackUrl()), cookies };
 }

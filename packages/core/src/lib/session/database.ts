@@ -1,0 +1,117 @@
+/**
+ * Database sessions: the cookie holds only a random session token; the session lives in the
+ * adapter.
+ *
+ * A session check is one `getSessionAndUser`. An expired session is deleted and its cookie
+ * cleared. The expiry slides by `maxAge`, written at most once per `updateAge` (0 = on every
+ * check); the cookie is re-sent only when the stored expiry moved, so both always agree.
+ */
+import type { Context } from "../context.js";
+import { expireCookie } from "../cookies.js";
+import { SessionTokenError, SignOutError } from "../errors.js";
+import { emit } from "../events.js";
+import type { Cookie } from "../types/config.js";
+import type { Adapter, AdapterSession, AdapterUser } from "../types/models.js";
+import type { SessionCheck } from "./jwt.js";
+
+function adapterOf(ctx: Context): Required<Adapter> {
+  // Configuration checks guarantee the session methods exist under the database strategy.
+  return ctx.config.adapter as Required<Adapter>;
+}
+
+function sessionCookie(ctx: Context, session: AdapterSession): Cookie {
+  const { name, options } = ctx.cookieOptions.sessionToken;
+  return { name, value: session.sessionToken, options: { ...options, expires: session.expires } };
+}
+
+function clear(ctx: Context): Cookie[] {
+  const { name, options } = ctx.cookieOptions.sessionToken;
+  return name in ctx.req.cookies ? [expireCookie(name, options)] : [];
+}
+
+/** The stored session and user behind the request's cookie, if live. Deletes an expired one. */
+export async function loadDatabaseSession(
+  ctx: Context,
+): Promise<{ session: AdapterSession; user: AdapterUser } | null | "expired"> {
+  const token = ctx.req.cookies[ctx.cookieOptions.sessionToken.name];
+  if (!token) return null;
+  const adapter = adapterOf(ctx);
+  const found = await adapter.getSessionAndUser(token);
+  if (!found) return "expired";
+  if (found.session.expires.valueOf() < Date.now()) {
+    await adapter.deleteSession(token);
+    return "expired";
+  }
+  return found;
+}
+
+/** Reads (and on `update`, passes `newSession` to the session callback for) a database session. */
+export async function checkDatabaseSession(
+  ctx: Context,
+  update?: { data: unknown },
+): Promise<SessionCheck> {
+  const { config } = ctx;
+  let found: Awaited<ReturnType<typeof loadDatabaseSession>>;
+  try {
+    found = await loadDatabaseSession(ctx);
+  } catch (cause) {
+    config.logger.error(new SessionTokenError("The database session could not be read", { cause }));
+    return { session: null, cookies: [] };
+  }
+  if (found === null) return { session: null, cookies: [] };
+  if (found === "expired") return { session: null, cookies: clear(ctx) };
+
+  let { session: stored } = found;
+  const { user } = found;
+  const { maxAge, updateAge } = config.session;
+  const cookies: Cookie[] = [];
+  const now = Date.now();
+  if (stored.expires.valueOf() - maxAge * 1000 + updateAge * 1000 <= now) {
+    const expires = new Date(now + maxAge * 1000);
+    const updated = await adapterOf(ctx).updateSession({
+      sessionToken: stored.sessionToken,
+      expires,
+    });
+    stored = { ...stored, ...(updated ?? {}), expires: updated?.expires ?? expires };
+    cookies.push(sessionCookie(ctx, stored));
+  }
+
+  const session = await config.callbacks.session({
+    session: {
+      user: { id: user.id, name: user.name, email: user.email, image: user.image },
+      expires: stored.expires.toISOString(),
+      sessionToken: stored.sessionToken,
+      userId: stored.userId,
+    },
+    user,
+    ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
+  } as Parameters<typeof config.callbacks.session>[0]);
+  await emit(config, "session", { session });
+  return { session, cookies };
+}
+
+/** Creates the session row after a sign-in and returns its cookie. */
+export async function issueDatabaseSession(ctx: Context, user: AdapterUser): Promise<Cookie[]> {
+  const { session } = ctx.config;
+  const created = await adapterOf(ctx).createSession({
+    sessionToken: session.generateSessionToken(),
+    userId: user.id,
+    expires: new Date(Date.now() + session.maxAge * 1000),
+  });
+  return [sessionCookie(ctx, created)];
+}
+
+/** Deletes the session row, fires `signOut` with it, and clears the cookie. */
+export async function endDatabaseSession(ctx: Context): Promise<Cookie[]> {
+  const token = ctx.req.cookies[ctx.cookieOptions.sessionToken.name];
+  if (!token) return [];
+  try {
+    const session = await adapterOf(ctx).deleteSession(token);
+    await emit(ctx.config, "signOut", { session });
+  } catch (cause) {
+    ctx.config.logger.error(
+      new SignOutError("The database session could not be deleted", { cause }),
+    );
+  }
+  return clear(ctx);
+}

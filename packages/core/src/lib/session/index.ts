@@ -1,0 +1,71 @@
+/**
+ * One interface over both session strategies.
+ */
+import type { Context } from "../context.js";
+import { readChunked } from "../cookies.js";
+import { JWTSessionError } from "../errors.js";
+import type { Cookie } from "../types/config.js";
+import type { Account, AdapterUser, Profile, User } from "../types/models.js";
+import {
+  checkDatabaseSession,
+  endDatabaseSession,
+  issueDatabaseSession,
+  loadDatabaseSession,
+} from "./database.js";
+import { checkJwtSession, endJwtSession, issueJwtSession, type SessionCheck } from "./jwt.js";
+
+export type { SessionCheck } from "./jwt.js";
+
+const isDatabase = (ctx: Context) => ctx.config.session.strategy === "database";
+
+/** GET /session (and POST with `update`). */
+export function checkSession(ctx: Context, update?: { data: unknown }): Promise<SessionCheck> {
+  return isDatabase(ctx) ? checkDatabaseSession(ctx, update) : checkJwtSession(ctx, update);
+}
+
+/** The cookies of a new session after a successful sign-in. */
+export function issueSession(
+  ctx: Context,
+  params: {
+    user: User | AdapterUser;
+    account: Account | null;
+    profile?: Profile;
+    isNewUser: boolean;
+  },
+): Promise<Cookie[]> {
+  return isDatabase(ctx)
+    ? issueDatabaseSession(ctx, params.user as AdapterUser)
+    : issueJwtSession(ctx, params);
+}
+
+/** Ends the request's session, whichever the strategy. */
+export function endSession(ctx: Context): Promise<Cookie[]> {
+  return isDatabase(ctx) ? endDatabaseSession(ctx) : endJwtSession(ctx);
+}
+
+/**
+ * The stored user the request is signed in as, or null: for account linking. With JWT sessions
+ * that is the token's subject looked up in the adapter.
+ */
+export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
+  const adapter = ctx.config.adapter;
+  if (!adapter) return null;
+  if (isDatabase(ctx)) {
+    const found = await loadDatabaseSession(ctx);
+    return found && found !== "expired" ? found.user : null;
+  }
+  const { name } = ctx.cookieOptions.sessionToken;
+  const value = readChunked(ctx.req.cookies, name);
+  if (!value || !adapter.getUser) return null;
+  try {
+    const token = await ctx.config.jwt.decode({
+      token: value,
+      secret: ctx.config.secrets,
+      salt: name,
+    });
+    return token?.sub ? await adapter.getUser(token.sub) : null;
+  } catch (error) {
+    if (error instanceof JWTSessionError) return null;
+    throw error;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * User and account resolution, shared by every sign-in that stores users: find the user behind
+ * a provider account, link the account to the signed-in user, or create a user; refuse when the
+ * account or its email belongs to someone else.
+ *
+ * | account known? | signed in? | result |
+ * |---|---|---|
+ * | yes, same user | yes | keep the session |
+ * | yes, other user | yes | refuse (`notLinked`) |
+ * | yes | no | sign in as the owner |
+ * | no | yes | link the account to the signed-in user |
+ * | no | no, a user has the email | link only with `allowDangerousEmailAccountLinking`, else refuse |
+ * | no | no, email unknown or absent | create the user and link the account (new user) |
+ *
+ * Concurrent first sign-ins of one account end with one user and one account: the loser of a
+ * unique-constraint race removes what it wrote and signs in as the winner.
+ */
+import type { Context } from "./context.js";
+import { randomUUID } from "./crypto/hash.js";
+import type { AuthError } from "./errors.js";
+import { emit } from "./events.js";
+import { signedInUser } from "./session/index.js";
+import type {
+  Account,
+  Adapter,
+  AdapterAccount,
+  AdapterAccountType,
+  AdapterUser,
+  Profile,
+  User,
+} from "./types/models.js";
+
+/** What a sign-in brings to resolution. */
+export interface ResolveParams {
+  /** The user as the provider describes them; `id` is ignored. */
+  user: User;
+  /** The provider account, without `userId`. */
+  account: Account & { type: AdapterAccountType };
+  profile?: Profile;
+  allowDangerousEmailAccountLinking?: boolean;
+  /** The error that refuses a link (`OAuthAccountNotLinked`, or `AccountNotLinked` for passkeys). */
+  notLinked: (message: string) => AuthError;
+}
+
+/** The resolved user, and whether it was created by this sign-in. */
+export interface Resolution {
+  user: AdapterUser;
+  isNewUser: boolean;
+}
+
+type Store = Required<
+  Pick<Adapter, "getUserByAccount" | "getUserByEmail" | "createUser" | "linkAccount">
+> &
+  Adapter;
+
+async function link(ctx: Context, store: Store, user: AdapterUser, params: ResolveParams) {
+  const account: AdapterAccount = { ...params.account, userId: user.id };
+  await store.linkAccount(account);
+  await emit(ctx.config, "linkAccount", { user, account, profile: params.user });
+}
+
+async function create(ctx: Context, store: Store, params: ResolveParams): Promise<Resolution> {
+  const { account } = params;
+  const owner = () =>
+    store.getUserByAccount({
+      provider: account.provider,
+      providerAccountId: account.providerAccountId,
+    });
+  let user: AdapterUser;
+  try {
+    user = await store.createUser({
+      ...params.user,
+      id: randomUUID(),
+      email: params.user.email ?? "",
+      emailVerified: null,
+    });
+  } catch (error) {
+    const winner = await owner();
+    if (winner) return { user: winner, isNewUser: false };
+    throw error;
+  }
+  try {
+    await store.linkAccount({ ...account, userId: user.id });
+  } catch (error) {
+    // Nothing half-written: take the user back out, then see whether a concurrent sign-in won.
+    await Promise.resolve(store.deleteUser?.(user.id)).catch((cause) =>
+      ctx.config.logger.error(cause),
+    );
+    const winner = await owner();
+    if (winner) return { user: winner, isNewUser: false };
+    throw error;
+  }
+  await emit(ctx.config, "createUser", { user });
+  await emit(ctx.config, "linkAccount", {
+    user,
+    account: { ...account, userId: user.id },
+    profile: params.user,
+  });
+  return { user, isNewUser: true };
+}
+
+/** Resolves the user of a provider sign-in, following the linking table above. */
+export async function resolveUser(ctx: Context, params: ResolveParams): Promise<Resolution> {
+  const store = ctx.config.adapter as Store;
+  const { account } = params;
+  const [current, owner] = await Promise.all([
+    signedInUser(ctx),
+    store.getUserByAccount({
+      provider: account.provider,
+      providerAccountId: account.providerAccountId,
+    }),
+  ]);
+  if (owner) {
+    if (current && current.id !== owner.id) {
+      throw params.notLinked("This account is already linked to another user");
+    }
+    return { user: owner, isNewUser: false };
+  }
+  if (current) {
+    await link(ctx, store, current, params);
+    return { user: current, isNewUser: false };
+  }
+  const email = params.user.email;
+  const byEmail = email ? await store.getUserByEmail(email) : null;
+  if (byEmail) {
+    if (!params.allowDangerousEmailAccountLinking) {
+      throw params.notLinked("Another account already uses this email address");
+    }
+    await link(ctx, store, byEmail, params);
+    return { user: byEmail, isNewUser: false };
+  }
+  return create(ctx, store, params);
+}

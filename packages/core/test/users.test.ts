@@ -1,0 +1,205 @@
+/**
+ * The linking table, row by row, against the memory adapter. `resolveUser` is internal; these
+ * tests drive it with real parsed requests so that "signed in" means a real session cookie.
+ */
+import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { OAuthAccountNotLinked } from "@gatehouse/core/errors";
+import { encode } from "@gatehouse/core/jwt";
+import type { AuthConfig } from "@gatehouse/core/types";
+import { describe, expect, test, vi } from "vitest";
+import { resolveConfig } from "../src/lib/config.js";
+import { Context } from "../src/lib/context.js";
+import { parseRequest } from "../src/lib/request.js";
+import { type ResolveParams, resolveUser } from "../src/lib/users.js";
+import { ORIGIN, recordingLogger, SECRET } from "./helpers.js";
+
+const acme = {
+  id: "acme",
+  name: "Acme",
+  type: "oauth",
+  authorization: "https://a/x",
+  token: "https://a/t",
+  userinfo: "https://a/u",
+} as const;
+
+function setup(strategy: "jwt" | "database") {
+  const adapter = MemoryAdapter();
+  const events = { createUser: vi.fn(), linkAccount: vi.fn() };
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    adapter,
+    session: { strategy },
+    providers: [acme],
+    events,
+    logger: recordingLogger(),
+  };
+  async function context(cookie?: string) {
+    const headers = cookie ? { cookie } : undefined;
+    const req = await parseRequest(
+      new Request(`${ORIGIN}/auth/callback/acme`, { headers }),
+      "/auth",
+    );
+    return new Context(req, resolveConfig(config));
+  }
+  async function signedInAs(userId: string) {
+    if (strategy === "database") {
+      const s = await adapter.createSession!({
+        sessionToken: crypto.randomUUID(),
+        userId,
+        expires: new Date(Date.now() + 60_000),
+      });
+      return `authjs.session-token=${s.sessionToken}`;
+    }
+    return `authjs.session-token=${await encode({ token: { sub: userId }, secret: SECRET, salt: "authjs.session-token" })}`;
+  }
+  return { adapter, events, context, signedInAs };
+}
+
+const params = (over: Partial<ResolveParams> = {}): ResolveParams => ({
+  user: { name: "Pat", email: "pat@example.com" },
+  account: { provider: "acme", providerAccountId: "acme-1", type: "oauth", access_token: "at" },
+  notLinked: (m) => new OAuthAccountNotLinked(m),
+  ...over,
+});
+
+async function makeUser(adapter: ReturnType<typeof MemoryAdapter>, email = "pat@example.com") {
+  return adapter.createUser!({
+    id: crypto.randomUUID(),
+    email,
+    emailVerified: null,
+    name: "Existing",
+  });
+}
+
+describe.each(["jwt", "database"] as const)("account linking (%s sessions)", (strategy) => {
+  test("known account, signed in as its owner: keeps the user, writes nothing", async () => {
+    const { adapter, context, signedInAs, events } = setup(strategy);
+    const owner = await makeUser(adapter);
+    await adapter.linkAccount!({ ...params().account, userId: owner.id });
+    const result = await resolveUser(await context(await signedInAs(owner.id)), params());
+    expect(result).toEqual({ user: owner, isNewUser: false });
+    expect(events.linkAccount).not.toHaveBeenCalled();
+  });
+
+  test("known account, signed in as someone else: OAuthAccountNotLinked", async () => {
+    const { adapter, context, signedInAs } = setup(strategy);
+    const owner = await makeUser(adapter);
+    const other = await makeUser(adapter, "other@example.com");
+    await adapter.linkAccount!({ ...params().account, userId: owner.id });
+    await expect(
+      resolveUser(await context(await signedInAs(other.id)), params()),
+    ).rejects.toBeInstanceOf(OAuthAccountNotLinked);
+  });
+
+  test("known account, not signed in: signs in as the owner", async () => {
+    const { adapter, context } = setup(strategy);
+    const owner = await makeUser(adapter);
+    await adapter.linkAccount!({ ...params().account, userId: owner.id });
+    expect(await resolveUser(await context(), params())).toEqual({ user: owner, isNewUser: false });
+  });
+
+  test("unknown account, signed in: links it to the signed-in user and fires linkAccount", async () => {
+    const { adapter, context, signedInAs, events } = setup(strategy);
+    const me = await makeUser(adapter, "me@example.com");
+    const result = await resolveUser(await context(await signedInAs(me.id)), params());
+    expect(result).toEqual({ user: me, isNewUser: false });
+    expect(
+      await adapter.getUserByAccount!({ provider: "acme", providerAccountId: "acme-1" }),
+    ).toEqual(me);
+    expect(events.linkAccount).toHaveBeenCalledWith(
+      expect.objectContaining({
+        user: me,
+        account: expect.objectContaining({ userId: me.id, access_token: "at" }),
+      }),
+    );
+  });
+
+  test("unknown account, not signed in, email taken: refused without allowDangerousEmailAccountLinking", async () => {
+    const { adapter, context } = setup(strategy);
+    await makeUser(adapter);
+    await expect(resolveUser(await context(), params())).rejects.toMatchObject({
+      type: "OAuthAccountNotLinked",
+      kind: "signIn",
+    });
+    expect(
+      await adapter.getUserByAccount!({ provider: "acme", providerAccountId: "acme-1" }),
+    ).toBeNull();
+  });
+
+  test("unknown account, not signed in, email taken: linked with allowDangerousEmailAccountLinking", async () => {
+    const { adapter, context } = setup(strategy);
+    const existing = await makeUser(adapter);
+    const result = await resolveUser(
+      await context(),
+      params({ allowDangerousEmailAccountLinking: true }),
+    );
+    expect(result).toEqual({ user: existing, isNewUser: false });
+  });
+
+  test("unknown account, not signed in, new email: creates the user (emailVerified null), links, new user", async () => {
+    const { adapter, context, events } = setup(strategy);
+    const result = await resolveUser(await context(), params());
+    expect(result.isNewUser).toBe(true);
+    expect(result.user).toMatchObject({
+      name: "Pat",
+      email: "pat@example.com",
+      emailVerified: null,
+    });
+    expect(await adapter.getUser!(result.user.id)).toEqual(result.user);
+    expect(
+      await adapter.getUserByAccount!({ provider: "acme", providerAccountId: "acme-1" }),
+    ).toEqual(result.user);
+    expect(events.createUser).toHaveBeenCalledWith({ user: result.user });
+    expect(events.linkAccount).toHaveBeenCalledTimes(1);
+  });
+
+  test("unknown account without an email: creates the user with an empty email", async () => {
+    const { context } = setup(strategy);
+    const first = await resolveUser(await context(), params({ user: { name: "No Mail" } }));
+    const second = await resolveUser(
+      await context(),
+      params({
+        user: { name: "Also none" },
+        account: { ...params().account, providerAccountId: "acme-2" },
+      }),
+    );
+    expect(first.user.email).toBe("");
+    expect(second.user.id).not.toBe(first.user.id);
+  });
+
+  test("a stale session cookie counts as not signed in", async () => {
+    const { adapter, context } = setup(strategy);
+    const owner = await makeUser(adapter);
+    await adapter.linkAccount!({ ...params().account, userId: owner.id });
+    const result = await resolveUser(await context("authjs.session-token=garbage"), params());
+    expect(result.user).toEqual(owner);
+  });
+});
+
+describe("races and failures", () => {
+  test("20 concurrent first sign-ins of one account leave one user and one account", async () => {
+    const { adapter, context } = setup("database");
+    const results = await Promise.all(
+      Array.from({ length: 20 }, async () => resolveUser(await context(), params())),
+    );
+    const ids = new Set(results.map((r) => r.user.id));
+    expect(ids.size).toBe(1);
+    expect(results.filter((r) => r.isNewUser)).toHaveLength(1);
+    expect(adapter.rows.count().users).toBe(1);
+    expect(adapter.rows.count().accounts).toBe(1);
+  });
+
+  test("linkAccount failing after createUser leaves no orphan user behind", async () => {
+    const { adapter, context } = setup("database");
+    const failing = adapter.linkAccount!;
+    adapter.linkAccount = async () => {
+      throw new Error("disk full");
+    };
+    await expect(resolveUser(await context(), params())).rejects.toMatchObject({
+      type: "AdapterError",
+    });
+    adapter.linkAccount = failing;
+    expect(adapter.rows.count().users).toBe(0);
+  });
+});
