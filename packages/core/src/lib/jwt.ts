@@ -133,8 +133,11 @@ export interface GetTokenParams<R extends boolean = false> {
 function header(req: GetTokenParams["req"], name: string): string | null {
   const headers = req.headers;
   if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name);
-  const record = headers as Record<string, string | undefined>;
-  return record[name] ?? record[name.toLowerCase()] ?? null;
+  // Header names are case-insensitive, also in a plain record.
+  for (const [key, value] of Object.entries(headers as Record<string, string | undefined>)) {
+    if (value !== undefined && key.toLowerCase() === name) return value;
+  }
+  return null;
 }
 
 function siteIsSecure(): boolean {

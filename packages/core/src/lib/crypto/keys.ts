@@ -60,7 +60,8 @@ export function deriveKey(
   salt: string,
   enc: ContentEncryption = "A256CBC-HS512",
 ): Promise<DerivedKey> | DerivedKey {
-  const id = `${enc}\u0000${salt}\u0000${secret}`;
+  // Length-prefixed, so that no two (salt, secret) pairs can share an id.
+  const id = `${enc}:${salt.length}:${salt}:${secret}`;
   const hit = cache.get(id);
   if (hit) return hit;
   if (cache.size >= cacheLimit) cache.clear();
