@@ -71,7 +71,9 @@ function configurationError(
 /** Where a failed action sends the user, with a client-safe `?error=`. */
 function errorRedirect(ctx: Context, error: AuthError): ResponseInternal {
   let value: string = isClientError(error) ? error.type : "Configuration";
+  // The sign-in page knows these failures by their Auth.js names.
   if (value === "EmailSignInError") value = "EmailSignin";
+  if (value === "OAuthSignInError") value = "OAuthSignin";
   const { pages, basePath } = ctx.config;
   const page =
     error.kind === "signIn"

@@ -19,6 +19,7 @@ import {
 } from "./errors.js";
 import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
 import { resolveLogger } from "./logger.js";
+import { normalizeOAuth } from "./oauth/provider.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
 import type {
   AuthConfig,
@@ -54,6 +55,7 @@ export interface ResolvedConfig {
   skipCSRF: boolean;
   raw: boolean;
   debug: boolean;
+  redirectProxyUrl: string | undefined;
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
@@ -83,7 +85,8 @@ function instantiate(entry: unknown): ProviderConfig {
   if (!["oauth", "oidc", "email", "credentials", "webauthn"].includes(p.type)) {
     throw new InvalidProvider(`Provider "${p.id}" has an unknown type`);
   }
-  return { ...p, name: typeof p.name === "string" && p.name ? p.name : p.id };
+  const named = { ...p, name: typeof p.name === "string" && p.name ? p.name : p.id };
+  return named.type === "oauth" || named.type === "oidc" ? normalizeOAuth(named) : named;
 }
 
 function checkProvider(p: ProviderConfig): void {
@@ -258,6 +261,7 @@ function build(config: AuthConfig): ResolvedConfig {
     skipCSRF: config.skipCSRFCheck === skipCSRFCheck,
     raw: config.raw === raw,
     debug: !!config.debug,
+    redirectProxyUrl: config.redirectProxyUrl,
   };
 }
 

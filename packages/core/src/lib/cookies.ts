@@ -47,7 +47,7 @@ export function resolveCookies(
   return cookies;
 }
 
-/** Parses a `Cookie` header. The first occurrence of a name wins; undecodable values are skipped. */
+/** Parses a `Cookie` header. The first occurrence of a name wins; undecodable values stay raw. */
 export function parseCookies(header: string | null): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (!header) return out;
@@ -63,7 +63,7 @@ export function parseCookies(header: string | null): Record<string, string> {
       try {
         value = decodeURIComponent(value);
       } catch {
-        continue;
+        // Keep the raw value: whoever reads it rejects it, and can then clear it.
       }
     }
     out[name] = value;

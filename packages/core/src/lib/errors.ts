@@ -118,7 +118,7 @@ export class InvalidCallbackUrl extends AuthError {
   override type: ErrorType = "InvalidCallbackUrl";
 }
 /** A state, PKCE, nonce or WebAuthn challenge check failed. */
-export class InvalidCheck extends AuthError {
+export class InvalidCheck extends SignInError {
   override type: ErrorType = "InvalidCheck";
 }
 /** An OAuth provider has neither an issuer nor the endpoint it needs. */
@@ -208,9 +208,11 @@ const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "CredentialsSignin",
   "EmailSignInError",
   "InvalidCallbackUrl",
+  "InvalidCheck",
   "MissingCSRF",
   "OAuthAccountNotLinked",
   "OAuthCallbackError",
+  "OAuthSignInError",
   "Verification",
   "WebAuthnVerificationError",
 ]);

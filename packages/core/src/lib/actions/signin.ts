@@ -2,6 +2,7 @@ import type { Context } from "../context.js";
 import { InvalidProvider } from "../errors.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
+import { type OAuthInternalProvider, oauthSignIn } from "../oauth/signin.js";
 import { requireCsrf } from "./csrf.js";
 import { pageUrl, signInPage } from "./pages.js";
 
@@ -20,6 +21,9 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
     case "credentials":
     case "webauthn":
       return redirectResult(signInUrl);
+    case "oauth":
+    case "oidc":
+      return oauthSignIn(ctx, provider as OAuthInternalProvider);
     default:
       throw new InvalidProvider(`Sign-in with ${provider.type} providers is not available yet`);
   }

@@ -1,7 +1,9 @@
 import type { Context } from "../../context.js";
 import { InvalidProvider } from "../../errors.js";
 import type { ResponseInternal } from "../../types/config.js";
+import type { OAuthInternalProvider } from "../../oauth/signin.js";
 import { credentialsCallback } from "./credentials.js";
+import { oauthCallback } from "./oauth.js";
 
 /** GET or POST /callback/<provider>: finishes a sign-in, by provider type. */
 export async function callback(ctx: Context): Promise<ResponseInternal> {
@@ -9,6 +11,9 @@ export async function callback(ctx: Context): Promise<ResponseInternal> {
   switch (provider.type) {
     case "credentials":
       return credentialsCallback(ctx, provider);
+    case "oauth":
+    case "oidc":
+      return oauthCallback(ctx, provider as OAuthInternalProvider);
     default:
       throw new InvalidProvider(`Callbacks for ${provider.type} providers are not available yet`);
   }

@@ -1,0 +1,129 @@
+/**
+ * GET (or form_post POST) /callback/<oauth provider>: finish an OAuth or OIDC sign-in.
+ */
+import type { Context } from "../../context.js";
+import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
+import { emit } from "../../events.js";
+import { readState } from "../../oauth/checks.js";
+import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
+import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
+import { redirectResult } from "../../response.js";
+import { issueSession } from "../../session/index.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
+import type { TokenSet } from "../../types/providers.js";
+import { resolveUser } from "../../users.js";
+import { pageUrl } from "../pages.js";
+import { gateSignIn } from "./gate.js";
+
+const str = (value: unknown) =>
+  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
+
+/** The profile mapping used when a provider sets none: the OpenID Connect standard claims. */
+function defaultProfile(profile: Profile): User {
+  return {
+    id: str(profile.sub) ?? str(profile.id),
+    name: str(profile.name) ?? str(profile.nickname) ?? str(profile.preferred_username) ?? null,
+    email: str(profile.email) ?? null,
+    image: str(profile.picture) ?? null,
+  };
+}
+
+const storedTokenFields = [
+  "access_token",
+  "id_token",
+  "refresh_token",
+  "expires_at",
+  "scope",
+  "token_type",
+  "session_state",
+  "authorization_details",
+] as const;
+
+/** The token fields stored on the account when a provider sets no `account()`. */
+function defaultAccount(tokens: TokenSet): TokenSet {
+  const out: TokenSet = {};
+  for (const key of storedTokenFields) {
+    if (tokens[key] !== undefined) (out as Record<string, unknown>)[key] = tokens[key];
+  }
+  return out;
+}
+
+/**
+ * On the redirect proxy: a callback whose state names another deployment is sent on to it,
+ * untouched. Returns undefined when this deployment should handle the callback itself.
+ */
+async function forwardFromProxy(
+  ctx: Context,
+  provider: OAuthInternalProvider,
+): Promise<ResponseInternal | undefined> {
+  const proxy = proxyFor(ctx, provider);
+  if (!proxy || new URL(proxy).origin !== ctx.origin) return undefined;
+  const params = callbackParams(ctx);
+  const state = params.get("state");
+  if (!state) return undefined;
+  const { origin } = await readState(ctx, state);
+  if (!origin || !URL.canParse(origin) || new URL(origin).origin === ctx.origin) return undefined;
+  const target = new URL(origin);
+  target.search = params.toString();
+  return redirectResult(target.href);
+}
+
+async function mapProfile(provider: OAuthInternalProvider, profile: Profile, tokens: TokenSet) {
+  let user: User;
+  try {
+    user = await (provider.profile ?? defaultProfile)(profile, tokens);
+  } catch (cause) {
+    if (cause instanceof AuthError) throw cause;
+    throw new OAuthProfileParseError(`profile() of provider "${provider.id}" threw`, { cause });
+  }
+  const id = str(user?.id);
+  if (!id) {
+    throw new OAuthProfileParseError(`profile() of provider "${provider.id}" returned no id`);
+  }
+  const email = typeof user.email === "string" && user.email ? user.email.toLowerCase() : null;
+  return { ...user, id, email };
+}
+
+export async function oauthCallback(
+  ctx: Context,
+  provider: OAuthInternalProvider,
+): Promise<ResponseInternal> {
+  const forwarded = await forwardFromProxy(ctx, provider);
+  if (forwarded) return forwarded;
+
+  const { profile, tokens } = await runOAuthCallback(ctx, provider);
+  const profileUser = await mapProfile(provider, profile, tokens);
+  const account: Account & { type: AdapterAccountType } = {
+    ...(provider.account ?? defaultAccount)(tokens),
+    provider: provider.id,
+    type: provider.type,
+    providerAccountId: profileUser.id,
+  };
+
+  const adapter = ctx.config.adapter;
+  let user: User = profileUser;
+  let isNewUser = false;
+  if (adapter) {
+    const owner = await adapter.getUserByAccount!({ provider: provider.id, providerAccountId: profileUser.id });
+    const gate = await gateSignIn(ctx, { user: owner ?? profileUser, account, profile });
+    if (gate) return gate;
+    ({ user, isNewUser } = await resolveUser(ctx, {
+      user: profileUser,
+      account,
+      profile,
+      allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
+      notLinked: (message) => new OAuthAccountNotLinked(message),
+    }));
+  } else {
+    const gate = await gateSignIn(ctx, { user, account, profile });
+    if (gate) return gate;
+  }
+
+  const cookies = await issueSession(ctx, { user, account, profile, isNewUser });
+  await emit(ctx.config, "signIn", { user, account, profile, isNewUser });
+  const callbackUrl = await ctx.callbackUrl();
+  const newUser = ctx.config.pages.newUser;
+  const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
+  return { ...redirectResult(location), cookies };
+}

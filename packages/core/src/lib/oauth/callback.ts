@@ -1,0 +1,145 @@
+/**
+ * The protocol half of an OAuth callback: verify the checks, exchange the code, validate the
+ * ID token (OIDC) or fetch the user info (OAuth). Decisions about users live elsewhere.
+ */
+import * as oauth from "oauth4webapi";
+import type { Context } from "../context.js";
+import { AuthError, InvalidCheck, OAuthCallbackError } from "../errors.js";
+import type { Profile } from "../types/models.js";
+import type { TokenSet } from "../types/providers.js";
+import { useCheck } from "./checks.js";
+import { endpointParams, endpointUrl } from "./provider.js";
+import { client, httpOptions, authorizationServer } from "./server.js";
+import { type OAuthInternalProvider, proxyFor, redirectUri } from "./signin.js";
+
+/** What the provider told us about the user. */
+export interface OAuthResult {
+  profile: Profile;
+  tokens: TokenSet;
+}
+
+/** The callback's parameters: the query, or the form body of a `form_post` response. */
+export function callbackParams(ctx: Context): URLSearchParams {
+  if (ctx.req.method === "POST") {
+    const params = new URLSearchParams();
+    for (const [key, value] of Object.entries(ctx.req.body ?? {})) {
+      if (typeof value === "string") params.set(key, value);
+    }
+    return params;
+  }
+  return new URLSearchParams(ctx.req.url.search);
+}
+
+/** A provider's error code, safe to log: short, and only the characters error codes use. */
+function errorCode(value: string): string {
+  return value.slice(0, 64).replace(/[^\w.-]/g, "?");
+}
+
+async function verifyChecks(ctx: Context, provider: OAuthInternalProvider, params: URLSearchParams) {
+  const checks = new Set(provider.checks);
+  if (checks.has("none")) return { verifier: undefined, nonce: undefined };
+  if (checks.has("state") || proxyFor(ctx, provider)) {
+    const expected = await useCheck(ctx, "state", provider.id);
+    if (params.get("state") !== expected) {
+      throw new InvalidCheck("The state parameter does not match its cookie");
+    }
+  }
+  const verifier = checks.has("pkce") ? await useCheck(ctx, "pkce", provider.id) : undefined;
+  const nonce = checks.has("nonce") ? await useCheck(ctx, "nonce", provider.id) : undefined;
+  return { verifier, nonce };
+}
+
+async function userinfo(
+  provider: OAuthInternalProvider,
+  as: oauth.AuthorizationServer,
+  tokens: oauth.TokenEndpointResponse,
+): Promise<Profile> {
+  const base = endpointUrl(provider.userinfo) ?? as.userinfo_endpoint;
+  if (!base) throw new OAuthCallbackError(`Provider "${provider.id}" has no userinfo endpoint`);
+  const url = new URL(base);
+  for (const [key, value] of Object.entries(endpointParams(provider.userinfo, provider))) {
+    url.searchParams.set(key, value);
+  }
+  const response = await (provider.fetch ?? fetch)(url, {
+    headers: { accept: "application/json", authorization: `Bearer ${tokens.access_token}` },
+    redirect: "manual",
+  });
+  if (!response.ok) {
+    throw new OAuthCallbackError(`The userinfo endpoint answered HTTP ${response.status}`);
+  }
+  const body: unknown = await response.json().catch(() => undefined);
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new OAuthCallbackError("The userinfo endpoint answered something that is not a JSON object");
+  }
+  return body as Profile;
+}
+
+async function exchange(
+  ctx: Context,
+  provider: OAuthInternalProvider,
+  params: URLSearchParams,
+): Promise<OAuthResult> {
+  const { verifier, nonce } = await verifyChecks(ctx, provider, params);
+  const as = await authorizationServer(provider);
+  const { client: c, auth } = client(provider);
+  // Without a configured issuer there is nothing to check an RFC 9207 `iss` against.
+  if (!provider.issuer) params.delete("iss");
+  const validated = oauth.validateAuthResponse(as, c, params, oauth.skipStateCheck);
+  const tokenParams = endpointParams(provider.token, provider);
+  const response = await oauth.authorizationCodeGrantRequest(
+    as,
+    c,
+    auth,
+    validated,
+    redirectUri(ctx, provider),
+    verifier ?? oauth.nopkce,
+    {
+      ...httpOptions(provider, as.token_endpoint),
+      ...(Object.keys(tokenParams).length ? { additionalParameters: tokenParams } : {}),
+    },
+  );
+  const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, {
+    expectedNonce: nonce ?? oauth.expectNoNonce,
+    requireIdToken: provider.type === "oidc",
+  });
+  let profile: Profile;
+  if (provider.type === "oidc" && provider.idToken !== false) {
+    profile = { ...oauth.getValidatedIdTokenClaims(tokens) } as Profile;
+  } else if (provider.type === "oidc") {
+    const claims = oauth.getValidatedIdTokenClaims(tokens)!;
+    const info = await oauth.userInfoRequest(as, c, tokens.access_token, httpOptions(provider, as.userinfo_endpoint));
+    profile = (await oauth.processUserInfoResponse(as, c, claims.sub, info)) as Profile;
+  } else {
+    profile = await userinfo(provider, as, tokens);
+  }
+  const result: TokenSet = { ...tokens };
+  if (typeof tokens.expires_in === "number") {
+    result.expires_at = Math.floor(Date.now() / 1000) + tokens.expires_in;
+  }
+  return { profile, tokens: result };
+}
+
+/**
+ * Runs the callback protocol. A provider `error` is an `OAuthCallbackError`; a failed check an
+ * `InvalidCheck`; any failure of the exchange itself (network, HTTP status, token or ID-token
+ * validation) an `OAuthCallbackError` whose cause says why.
+ */
+export async function runOAuthCallback(
+  ctx: Context,
+  provider: OAuthInternalProvider,
+): Promise<OAuthResult> {
+  const params = callbackParams(ctx);
+  const error = params.get("error");
+  if (error !== null) {
+    // The checks are spent either way.
+    await verifyChecks(ctx, provider, params).catch(() => {});
+    throw new OAuthCallbackError(`Provider "${provider.id}" answered error=${errorCode(error)}`);
+  }
+  try {
+    return await exchange(ctx, provider, params);
+  } catch (cause) {
+    if (cause instanceof AuthError) throw cause;
+    const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : "unknown failure";
+    throw new OAuthCallbackError(`The sign-in with "${provider.id}" failed (${detail})`, { cause });
+  }
+}
