@@ -18,7 +18,8 @@ export function sameOriginUrl(url: string, baseUrl: string): string | undefined 
   if (/[\u0000-\u001f\u007f\\]/.test(url)) return undefined;
   const base = new URL(baseUrl);
   if (url.startsWith("/")) {
-    if (url.startsWith("//")) return undefined;
+    // Also refuse `/%2F…` and `/%5C…`: an app that decodes its paths would see `//host`.
+    if (url.startsWith("//") || /^\/%(?:2f|5c)/i.test(url)) return undefined;
     const resolved = new URL(url, base.origin);
     return resolved.origin === base.origin ? resolved.href : undefined;
   }

@@ -14,6 +14,8 @@ import { pageUrl, signInPage } from "./pages.js";
 export async function signIn(ctx: Context): Promise<ResponseInternal> {
   if (ctx.req.method === "GET") return signInPage(ctx);
   await requireCsrf(ctx);
+  // Refuse a hostile callbackUrl up front, and remember a good one for the end of the flow.
+  await ctx.callbackUrl();
   const signInUrl = pageUrl(ctx, ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`, {});
   if (ctx.req.providerId === undefined) return redirectResult(signInUrl);
   const provider = ctx.requireProvider();

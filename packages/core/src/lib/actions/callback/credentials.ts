@@ -63,6 +63,8 @@ export async function credentialsCallback(
 ): Promise<ResponseInternal> {
   if (ctx.req.method !== "POST") throw new MethodNotAllowed("POST");
   await requireCsrf(ctx);
+  // A refused callbackUrl must stop the sign-in before anything happens.
+  const callbackUrl = await ctx.callbackUrl();
   const credentials = declaredFields(provider, ctx.req.body);
   const returned = await authorize(ctx, provider, credentials);
   const id = returned.id === undefined || returned.id === null ? randomUUID() : String(returned.id);
@@ -75,5 +77,5 @@ export async function credentialsCallback(
 
   const cookies = await issueSession(ctx, { user, account, isNewUser: false });
   await emit(ctx.config, "signIn", { user, account });
-  return { ...redirectResult(await ctx.callbackUrl()), cookies };
+  return { ...redirectResult(callbackUrl), cookies };
 }

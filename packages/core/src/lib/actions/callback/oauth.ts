@@ -92,6 +92,7 @@ export async function oauthCallback(
   const forwarded = await forwardFromProxy(ctx, provider);
   if (forwarded) return forwarded;
 
+  const callbackUrl = await ctx.callbackUrl();
   const { profile, tokens } = await runOAuthCallback(ctx, provider);
   const profileUser = await mapProfile(provider, profile, tokens);
   const account: Account & { type: AdapterAccountType } = {
@@ -122,7 +123,6 @@ export async function oauthCallback(
 
   const cookies = await issueSession(ctx, { user, account, profile, isNewUser });
   await emit(ctx.config, "signIn", { user, account, profile, isNewUser });
-  const callbackUrl = await ctx.callbackUrl();
   const newUser = ctx.config.pages.newUser;
   const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
   return { ...redirectResult(location), cookies };
