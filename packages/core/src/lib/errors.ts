@@ -100,6 +100,8 @@ export class DuplicateConditionalUI extends AuthError {
 /** The sign-in email could not be sent. */
 export class EmailSignInError extends SignInError {
   override type: ErrorType = "EmailSignInError";
+  /** Why: `invalid_email` (the address was refused) or `send_failed`. Goes into `code=`. */
+  code = "send_failed";
 }
 /** A custom error page itself failed or redirected back to the error page. */
 export class ErrorPageLoop extends AuthError {

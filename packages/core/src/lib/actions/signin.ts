@@ -3,6 +3,7 @@ import { InvalidProvider } from "../errors.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 import { type OAuthInternalProvider, oauthSignIn } from "../oauth/signin.js";
+import { type EmailInternalProvider, emailSignIn } from "../email/signin.js";
 import { requireCsrf } from "./csrf.js";
 import { pageUrl, signInPage } from "./pages.js";
 
@@ -26,7 +27,9 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
     case "oauth":
     case "oidc":
       return oauthSignIn(ctx, provider as OAuthInternalProvider);
+    case "email":
+      return emailSignIn(ctx, provider as EmailInternalProvider);
     default:
-      throw new InvalidProvider(`Sign-in with ${provider.type} providers is not available yet`);
+      throw new InvalidProvider("This provider type cannot start a sign-in");
   }
 }

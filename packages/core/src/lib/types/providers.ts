@@ -65,8 +65,8 @@ export interface OAuthConfig<P extends Profile = Profile> extends CommonProvider
   clientSecret?: string;
   client?: { token_endpoint_auth_method?: string; [key: string]: unknown };
   checks?: OAuthCheck[];
-  /** Maps the provider's profile to a Gatehouse user. */
-  profile?: (profile: P, tokens: TokenSet) => Awaitable<User>;
+  /** Maps the provider's profile to a Gatehouse user. (Method syntax: providers with their own profile type stay assignable to `Provider`.) */
+  profile?(profile: P, tokens: TokenSet): Awaitable<User>;
   /** Chooses which token fields are stored on the account. */
   account?: (tokens: TokenSet) => TokenSet | undefined;
   style?: ProviderStyle;

@@ -2,7 +2,9 @@ import type { Context } from "../../context.js";
 import { InvalidProvider } from "../../errors.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { OAuthInternalProvider } from "../../oauth/signin.js";
+import type { EmailInternalProvider } from "../../email/signin.js";
 import { credentialsCallback } from "./credentials.js";
+import { emailCallback } from "./email.js";
 import { oauthCallback } from "./oauth.js";
 
 /** GET or POST /callback/<provider>: finishes a sign-in, by provider type. */
@@ -11,6 +13,8 @@ export async function callback(ctx: Context): Promise<ResponseInternal> {
   switch (provider.type) {
     case "credentials":
       return credentialsCallback(ctx, provider);
+    case "email":
+      return emailCallback(ctx, provider as EmailInternalProvider);
     case "oauth":
     case "oidc":
       return oauthCallback(ctx, provider as OAuthInternalProvider);

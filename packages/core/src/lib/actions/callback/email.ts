@@ -1,0 +1,90 @@
+/**
+ * GET /callback/<email provider>?token&email&callbackUrl: redeem a sign-in link, once.
+ */
+import type { Context } from "../../context.js";
+import { randomUUID } from "../../crypto/hash.js";
+import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email/signin.js";
+import { Verification } from "../../errors.js";
+import { emit } from "../../events.js";
+import { redirectResult } from "../../response.js";
+import { issueSession } from "../../session/index.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from "../../types/models.js";
+import { pageUrl } from "../pages.js";
+import { gateSignIn } from "./gate.js";
+
+/**
+ * Redeems the token: one `useVerificationToken` per secret of the rotation list (and the list
+ * joined with commas, as Auth.js hashed it), so links sent before a rotation keep working while
+ * their secret stays in the list. The adapter deletes what it returns: each link works once.
+ */
+async function redeem(
+  ctx: Context,
+  provider: EmailInternalProvider,
+  identifier: string,
+  token: string,
+): Promise<VerificationToken | null> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const secrets = tokenSecrets(ctx, provider);
+  const candidates = secrets.length > 1 ? [...secrets, secrets.join(",")] : secrets;
+  for (const secret of candidates) {
+    const found = await adapter.useVerificationToken({ identifier, token: await hashToken(token, secret) });
+    if (found) return found;
+  }
+  return null;
+}
+
+export async function emailCallback(
+  ctx: Context,
+  provider: EmailInternalProvider,
+): Promise<ResponseInternal> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const input = ctx.req.method === "POST" ? { ...ctx.req.query, ...ctx.req.body } : ctx.req.query;
+  const { token, email } = input as { token?: unknown; email?: unknown };
+  const callbackUrl = await ctx.callbackUrl();
+  if (typeof token !== "string" || token === "" || typeof email !== "string" || email === "") {
+    throw new Verification("The sign-in link has no token or no email address");
+  }
+  const found = await redeem(ctx, provider, email, token);
+  if (!found) throw new Verification("The sign-in link is wrong or was already used");
+  if (found.expires.valueOf() < Date.now()) throw new Verification("The sign-in link has expired");
+  const identifier = found.identifier;
+
+  const existing = await adapter.getUserByEmail(identifier);
+  const account: AdapterAccount = {
+    providerAccountId: identifier,
+    userId: existing?.id ?? "",
+    type: "email",
+    provider: provider.id,
+  };
+  const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null };
+  const gate = await gateSignIn(ctx, { user: candidate, account: { ...account, userId: candidate.id } });
+  if (gate) return gate;
+
+  const now = new Date();
+  let user: AdapterUser;
+  let isNewUser = false;
+  if (existing) {
+    user = existing;
+    if (!existing.emailVerified) {
+      user = await adapter.updateUser({ id: existing.id, emailVerified: now });
+      await emit(ctx.config, "updateUser", { user });
+    }
+  } else {
+    user = await adapter.createUser({ ...candidate, emailVerified: now });
+    isNewUser = true;
+    await emit(ctx.config, "createUser", { user });
+  }
+  account.userId = user.id;
+  const linked = await adapter.getUserByAccount({ provider: provider.id, providerAccountId: identifier });
+  if (!linked) {
+    await adapter.linkAccount(account);
+    await emit(ctx.config, "linkAccount", { user, account, profile: user });
+  }
+
+  const cookies = await issueSession(ctx, { user, account, isNewUser });
+  await emit(ctx.config, "signIn", { user, account, isNewUser });
+  const newUser = ctx.config.pages.newUser;
+  const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
+  return { ...redirectResult(location), cookies };
+}
