@@ -40,6 +40,7 @@ export async function signInPage(ctx: Context): Promise<ResponseInternal> {
     csrfToken: token,
     callbackUrl,
     error,
+    code: errorValue(ctx.req.query.code),
     email: ctx.req.query.email,
     theme: ctx.config.theme,
   });

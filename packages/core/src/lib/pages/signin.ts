@@ -23,6 +23,8 @@ export interface SignInPageParams {
   callbackUrl?: string;
   /** The raw `?error=` value. Untrusted: only selects a message, never shown. */
   error?: string;
+  /** The raw `?code=` value that refines some errors (e.g. `invalid_email`). Untrusted. */
+  code?: string;
   /** Prefill for the email inputs (`?email=`). Untrusted. */
   email?: string;
   theme: Required<Theme>;
@@ -50,8 +52,12 @@ const ERROR_MESSAGES: Readonly<Record<string, string>> = {
 
 const GENERIC_ERROR_MESSAGE = "Unable to sign in.";
 
-/** The user-facing message for a `?error=` value of the sign-in page. */
-export function signInErrorMessage(error: string): string {
+/** The user-facing message for a `?error=` value (and `?code=`) of the sign-in page. */
+export function signInErrorMessage(error: string, code?: string): string {
+  if (error === "EmailSignin" && code === "invalid_email") {
+    return "That email address does not look right. Check it and try again.";
+  }
+  if (error === "InvalidCheck") return "The sign in took too long or was interrupted. Please try again.";
   return Object.hasOwn(ERROR_MESSAGES, error)
     ? (ERROR_MESSAGES[error] ?? GENERIC_ERROR_MESSAGE)
     : GENERIC_ERROR_MESSAGE;
@@ -221,7 +227,7 @@ export function renderSignInPage(params: SignInPageParams): string {
   const parts: string[] = ["<h1>Sign in</h1>"];
   if (params.error) {
     parts.push(
-      `<div class="error" role="alert"><p>${escapeHtml(signInErrorMessage(params.error))}</p></div>`,
+      `<div class="error" role="alert"><p>${escapeHtml(signInErrorMessage(params.error, params.code))}</p></div>`,
     );
   }
   const css: string[] = [];
