@@ -99,8 +99,8 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
     let payload: unknown;
     try {
       payload = JSON.parse(fromUtf8(plaintext));
-    } catch (cause) {
-      throw new JWTSessionError("The JWT payload is not JSON", { cause });
+    } catch {
+      throw new JWTSessionError("The JWT payload is not JSON");
     }
     return checkClaims(payload) as Payload;
   }

@@ -9,7 +9,8 @@ import { signOutPage } from "./pages.js";
 export async function signOut(ctx: Context): Promise<ResponseInternal> {
   if (ctx.req.method === "GET") return signOutPage(ctx);
   await requireCsrf(ctx);
-  const callbackUrl = await ctx.callbackUrl();
-  const cookies = await endSession(ctx);
-  return { ...redirectResult(callbackUrl), cookies };
+  // End the session first: a refused callbackUrl must not leave the user signed in. The
+  // deletions are queued on the context, so they also ride on an error redirect.
+  ctx.setCookies.push(...(await endSession(ctx)));
+  return redirectResult(await ctx.callbackUrl());
 }

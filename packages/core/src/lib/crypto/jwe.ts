@@ -40,7 +40,13 @@ export function parseJwe(token: string): ParsedJwe {
     string,
   ];
   if (encryptedKey !== "") throw new TypeError("a direct-encryption JWE has no encrypted key");
-  const header: unknown = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
+  let header: unknown;
+  try {
+    header = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
+  } catch {
+    // No cause: a parser's message would quote the (attacker-chosen) header into the logs.
+    throw new TypeError("JWE header is not base64url-encoded JSON");
+  }
   if (typeof header !== "object" || header === null || Array.isArray(header)) {
     throw new TypeError("JWE header is not an object");
   }
