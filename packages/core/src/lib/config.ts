@@ -2,6 +2,7 @@
  * Normalises and checks a configuration once per config object. The result (or the error) is
  * cached, so a request never pays for validation.
  */
+import { normalizeBasePath } from "./base-path.js";
 import { defaultCallbacks } from "./callbacks.js";
 import { resolveCookies } from "./cookies.js";
 import {
@@ -36,6 +37,9 @@ import type { Adapter } from "./types/models.js";
 import type { ProviderConfig } from "./types/providers.js";
 
 /** A configuration after defaults and checks. */
+export { normalizeBasePath } from "./base-path.js";
+
+/** A configuration after defaults and checks. */
 export interface ResolvedConfig {
   basePath: string;
   secrets: string[];
@@ -60,13 +64,6 @@ export interface ResolvedConfig {
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
 const providerId = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** Normalises `basePath`: a leading slash, no trailing slash; `/` becomes the empty string. */
-export function normalizeBasePath(basePath: string | undefined): string {
-  const trimmed = (basePath ?? "/auth").replace(/\/+$/, "");
-  if (trimmed === "") return "";
-  return trimmed.startsWith("/") ? trimmed : `/${trimmed}`;
-}
 
 function instantiate(entry: unknown): ProviderConfig {
   let provider: unknown;

@@ -1,7 +1,7 @@
 /**
  * Environment defaults for framework integrations, and action URLs behind proxies.
  */
-import { normalizeBasePath } from "./config.js";
+import { normalizeBasePath } from "./base-path.js";
 import type { AuthAction, AuthConfig, LoggerInstance } from "./types/config.js";
 import type { ProviderConfig } from "./types/providers.js";
 
