@@ -36,7 +36,6 @@ import type { JWTOptions } from "./types/jwt.js";
 import type { Adapter } from "./types/models.js";
 import type { ProviderConfig } from "./types/providers.js";
 
-/** A configuration after defaults and checks. */
 export { normalizeBasePath } from "./base-path.js";
 
 /** A configuration after defaults and checks. */
