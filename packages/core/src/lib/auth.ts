@@ -13,7 +13,13 @@ import { signIn } from "./actions/signin.js";
 import { signOut } from "./actions/signout.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
-import { AuthError, CredentialsSignin, EmailSignInError, isClientError, UnknownAction } from "./errors.js";
+import {
+  AuthError,
+  CredentialsSignin,
+  EmailSignInError,
+  isClientError,
+  UnknownAction,
+} from "./errors.js";
 import { renderErrorPage } from "./pages/index.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
 import { htmlResult, jsonResult, redirectResult, toResponse } from "./response.js";
@@ -80,7 +86,8 @@ function errorRedirect(ctx: Context, error: AuthError): ResponseInternal {
       ? (pages.signIn ?? `${basePath}/signin`)
       : (pages.error ?? `${basePath}/error`);
   const params: Record<string, string> = { error: value };
-  if (error instanceof CredentialsSignin || error instanceof EmailSignInError) params.code = error.code;
+  if (error instanceof CredentialsSignin || error instanceof EmailSignInError)
+    params.code = error.code;
   const result = redirectResult(pageUrl(ctx, page, params));
   // Deletions still apply: a consumed one-time cookie must not survive a failed sign-in.
   result.cookies = ctx.setCookies.filter((c) => c.options.maxAge === 0);

@@ -28,7 +28,8 @@ export function sameOriginUrl(url: string, baseUrl: string): string | undefined 
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return undefined;
   // `https:evil.example` parses as `https://evil.example/`: require the literal `//`.
   if (!/^https?:\/\//i.test(url)) return undefined;
-  return parsed.origin === base.origin ? parsed.href : undefined;
+  // Same origin: keep the URL as written (it has passed every check above).
+  return parsed.origin === base.origin ? url : undefined;
 }
 
 /** The callbacks Gatehouse runs when the configuration sets none. */

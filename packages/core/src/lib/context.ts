@@ -92,7 +92,8 @@ export class Context {
     if (absolute.protocol !== "http:" && absolute.protocol !== "https:") {
       throw new InvalidCallbackUrl("The redirect callback returned a URL that is not http(s)");
     }
-    return absolute.href;
+    // An absolute URL stays as the callback wrote it; a relative one is resolved on the origin.
+    return URL.canParse(result) ? result : absolute.href;
   }
 
   async #resolveCallbackUrl(): Promise<string> {

@@ -24,7 +24,9 @@ function env(name: string): string | undefined {
   ];
 }
 
-type Transporter = { sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[] }> };
+type Transporter = {
+  sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[] }>;
+};
 const transports = new Map<string, Transporter>();
 
 async function transport(server: string | Record<string, unknown>): Promise<Transporter> {
@@ -59,11 +61,21 @@ export default function Nodemailer(options: NodemailerOptions = {}): EmailConfig
     name: "Email",
     maxAge: 24 * 60 * 60,
     async sendVerificationRequest({ identifier, url, theme, provider: resolved }) {
-      const server = (resolved.server as NodemailerOptions["server"]) ?? env("AUTH_NODEMAILER_SERVER") ?? env("EMAIL_SERVER");
-      if (!server) throw new Error("No SMTP server: set server, AUTH_NODEMAILER_SERVER or EMAIL_SERVER");
+      const server =
+        (resolved.server as NodemailerOptions["server"]) ??
+        env("AUTH_NODEMAILER_SERVER") ??
+        env("EMAIL_SERVER");
+      if (!server)
+        throw new Error("No SMTP server: set server, AUTH_NODEMAILER_SERVER or EMAIL_SERVER");
       const from =
-        resolved.from ?? env("AUTH_NODEMAILER_FROM") ?? env("EMAIL_FROM") ?? "Gatehouse <no-reply@localhost>";
-      const message = signInEmail({ url, theme: theme as { brandColor?: string; buttonText?: string } });
+        resolved.from ??
+        env("AUTH_NODEMAILER_FROM") ??
+        env("EMAIL_FROM") ??
+        "Gatehouse <no-reply@localhost>";
+      const message = signInEmail({
+        url,
+        theme: theme as { brandColor?: string; buttonText?: string },
+      });
       const result = await (await transport(server)).sendMail({ to: identifier, from, ...message });
       if (result.rejected?.length) throw new Error("The SMTP server rejected the recipient");
     },

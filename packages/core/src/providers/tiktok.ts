@@ -4,7 +4,7 @@
  */
 import { OAuthCallbackError } from "../lib/errors.js";
 import { customFetch } from "../lib/symbols.js";
-import type { OAuthConfig } from "../lib/types/providers.js";
+import type { EndpointConfig, OAuthConfig } from "../lib/types/providers.js";
 
 /** A TikTok user, as `GET /v2/user/info/` returns the fields it was asked for. */
 export interface TikTokUser {
@@ -64,17 +64,21 @@ export const DEFAULT_TIKTOK_FIELDS = ["open_id", "avatar_url", "display_name", "
  * TikTok's token endpoint wants a form-encoded body with the client id as `client_key`. The
  * body is built by `oauth4webapi` with `client_secret_post`, so it carries `client_id`: copy it.
  */
-async function tiktokFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+async function tiktokFetch(
+  input: string | URL | Request,
+  init: RequestInit | undefined,
+  next: typeof fetch,
+): Promise<Response> {
   const url = new URL(input instanceof Request ? input.url : input);
   if (!url.pathname.endsWith("/token/") || !(init?.body instanceof URLSearchParams)) {
-    return fetch(input, init);
+    return next(input, init);
   }
   const body = new URLSearchParams(init.body);
   const clientId = body.get("client_id");
   if (clientId !== null && !body.has("client_key")) body.set("client_key", clientId);
   const headers = new Headers(init.headers);
   headers.set("content-type", "application/x-www-form-urlencoded");
-  return fetch(input, { ...init, headers, body });
+  return next(input, { ...init, headers, body });
 }
 
 /**
@@ -87,22 +91,45 @@ async function tiktokFetch(input: string | URL | Request, init?: RequestInit): P
  * TikTok({ scope: "user.info.basic,user.info.profile", fields: ["open_id", "avatar_url", "display_name", "username", "bio_description"] })
  * ```
  */
+/** An endpoint override merged over a default: a new URL keeps the default parameters. */
+function merge(
+  base: { url: string; params: Record<string, unknown> },
+  override: EndpointConfig | undefined,
+): { url: string; params: Record<string, unknown> } {
+  if (override === undefined) return base;
+  if (typeof override === "string") return { ...base, url: override };
+  return { url: override.url ?? base.url, params: { ...base.params, ...override.params } };
+}
+
 export default function TikTok(options: TikTokOptions = {}): OAuthConfig<TikTokProfile> {
-  const { scope = DEFAULT_TIKTOK_SCOPE, fields = DEFAULT_TIKTOK_FIELDS, ...rest } = options;
+  const {
+    scope = DEFAULT_TIKTOK_SCOPE,
+    fields = DEFAULT_TIKTOK_FIELDS,
+    authorization,
+    userinfo,
+    [customFetch]: userFetch,
+    ...rest
+  } = options;
   const requested = [...new Set(["open_id", ...fields])].join(",");
   return {
     id: "tiktok",
     name: "TikTok",
-    authorization: {
-      url: "https://www.tiktok.com/v2/auth/authorize/",
-      params: {
-        // A function: the client id is known only once the configuration (and env) is read.
-        client_key: (provider: { clientId: string }) => provider.clientId,
-        scope,
+    authorization: merge(
+      {
+        url: "https://www.tiktok.com/v2/auth/authorize/",
+        params: {
+          // A function: the client id is known only once the configuration (and env) is read.
+          client_key: (provider: { clientId: string }) => provider.clientId,
+          scope,
+        },
       },
-    },
+      authorization,
+    ),
     token: "https://open.tiktokapis.com/v2/oauth/token/",
-    userinfo: { url: "https://open.tiktokapis.com/v2/user/info/", params: { fields: requested } },
+    userinfo: merge(
+      { url: "https://open.tiktokapis.com/v2/user/info/", params: { fields: requested } },
+      userinfo,
+    ),
     client: { token_endpoint_auth_method: "client_secret_post" },
     profile(profile) {
       const error = profile.error;
@@ -120,7 +147,7 @@ export default function TikTok(options: TikTokOptions = {}): OAuthConfig<TikTokP
       };
     },
     style: { bg: "#000000", text: "#ffffff", brandColor: "#000000", logo },
-    [customFetch]: tiktokFetch,
+    [customFetch]: (input, init) => tiktokFetch(input, init, userFetch ?? fetch),
     ...rest,
     type: "oauth",
   };

@@ -1,9 +1,9 @@
 import type { Context } from "../context.js";
+import { type EmailInternalProvider, emailSignIn } from "../email/signin.js";
 import { InvalidProvider } from "../errors.js";
+import { type OAuthInternalProvider, oauthSignIn } from "../oauth/signin.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
-import { type OAuthInternalProvider, oauthSignIn } from "../oauth/signin.js";
-import { type EmailInternalProvider, emailSignIn } from "../email/signin.js";
 import { requireCsrf } from "./csrf.js";
 import { pageUrl, signInPage } from "./pages.js";
 

@@ -3,8 +3,7 @@
  * the theme's colours.
  */
 
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const colour = (value: string | undefined, fallback: string) =>
   value && /^#[0-9a-f]{3,8}$|^[a-z]{3,20}$|^rgba?\([\d\s.,%]+\)$/i.test(value) ? value : fallback;

@@ -25,7 +25,12 @@ export function normalizeEmail(input: string): string {
     throw new InvalidEmailAddress("The email address must have exactly one @ between two parts");
   }
   const domain = parts[1];
-  if (domain.includes(",") || domain.startsWith(".") || domain.endsWith(".") || domain.includes("..")) {
+  if (
+    domain.includes(",") ||
+    domain.startsWith(".") ||
+    domain.endsWith(".") ||
+    domain.includes("..")
+  ) {
     throw new InvalidEmailAddress("The email address has an invalid domain");
   }
   return address;

@@ -2,6 +2,8 @@
  * POST /signin/<email provider>: check the address, ask the `signIn` callback, store the hash of
  * a one-time token, mail the link, and send the user to the "check your email" page.
  */
+
+import { gateSignIn } from "../actions/callback/gate.js";
 import type { Context } from "../context.js";
 import { randomHex, randomUUID, sha256Hex } from "../crypto/hash.js";
 import { AuthError, EmailSignInError } from "../errors.js";
@@ -10,7 +12,6 @@ import type { ResponseInternal } from "../types/config.js";
 import type { InternalProvider } from "../types/internal.js";
 import type { Adapter, AdapterUser } from "../types/models.js";
 import type { EmailConfig } from "../types/providers.js";
-import { gateSignIn } from "../actions/callback/gate.js";
 import { InvalidEmailAddress, normalizeEmail } from "./normalize.js";
 
 export type EmailInternalProvider = InternalProvider & EmailConfig;
@@ -54,7 +55,11 @@ export async function emailSignIn(
   const callbackUrl = await ctx.callbackUrl();
   const identifier = identifierOf(provider, ctx.req.body?.email);
   const existing = await adapter.getUserByEmail(identifier);
-  const user: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null };
+  const user: AdapterUser = existing ?? {
+    id: randomUUID(),
+    email: identifier,
+    emailVerified: null,
+  };
   const account = {
     providerAccountId: identifier,
     userId: user.id,
@@ -71,7 +76,11 @@ export async function emailSignIn(
   url.searchParams.set("token", token);
   url.searchParams.set("email", identifier);
 
-  const stored = { identifier, token: await hashToken(token, tokenSecrets(ctx, provider)[0]!), expires };
+  const stored = {
+    identifier,
+    token: await hashToken(token, tokenSecrets(ctx, provider)[0]!),
+    expires,
+  };
   await adapter.createVerificationToken(stored);
   try {
     await provider.sendVerificationRequest({

@@ -9,7 +9,7 @@ import type { Profile } from "../types/models.js";
 import type { TokenSet } from "../types/providers.js";
 import { useCheck } from "./checks.js";
 import { endpointParams, endpointUrl } from "./provider.js";
-import { client, httpOptions, authorizationServer } from "./server.js";
+import { authorizationServer, client, httpOptions } from "./server.js";
 import { type OAuthInternalProvider, proxyFor, redirectUri } from "./signin.js";
 
 /** What the provider told us about the user. */
@@ -35,7 +35,31 @@ function errorCode(value: string): string {
   return value.slice(0, 64).replace(/[^\w.-]/g, "?");
 }
 
-async function verifyChecks(ctx: Context, provider: OAuthInternalProvider, params: URLSearchParams) {
+/**
+ * The error code (and TikTok-style `log_id`) of an error body, for the log line: OAuth's
+ * `{ error: "code" }` or an API's `{ error: { code, log_id } }`. Never the description, which
+ * a provider may fill with anything.
+ */
+function describeErrorBody(body: unknown): string {
+  if (typeof body !== "object" || body === null) return "";
+  const error = (body as { error?: unknown }).error;
+  if (typeof error === "string") return ` (error=${errorCode(error)})`;
+  if (typeof error === "object" && error !== null) {
+    const { code, log_id } = error as { code?: unknown; log_id?: unknown };
+    const parts = [
+      typeof code === "string" ? `code=${errorCode(code)}` : "",
+      typeof log_id === "string" ? `log_id=${errorCode(log_id)}` : "",
+    ].filter(Boolean);
+    return parts.length ? ` (${parts.join(" ")})` : "";
+  }
+  return "";
+}
+
+async function verifyChecks(
+  ctx: Context,
+  provider: OAuthInternalProvider,
+  params: URLSearchParams,
+) {
   const checks = new Set(provider.checks);
   if (checks.has("none")) return { verifier: undefined, nonce: undefined };
   if (checks.has("state") || proxyFor(ctx, provider)) {
@@ -64,14 +88,41 @@ async function userinfo(
     headers: { accept: "application/json", authorization: `Bearer ${tokens.access_token}` },
     redirect: "manual",
   });
-  if (!response.ok) {
-    throw new OAuthCallbackError(`The userinfo endpoint answered HTTP ${response.status}`);
-  }
   const body: unknown = await response.json().catch(() => undefined);
+  if (!response.ok) {
+    throw new OAuthCallbackError(
+      `The userinfo endpoint answered HTTP ${response.status}${describeErrorBody(body)}`,
+    );
+  }
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
-    throw new OAuthCallbackError("The userinfo endpoint answered something that is not a JSON object");
+    throw new OAuthCallbackError(
+      "The userinfo endpoint answered something that is not a JSON object",
+    );
   }
   return body as Profile;
+}
+
+/**
+ * A plain OAuth provider without an issuer has nothing to check an ID token's `iss` against:
+ * such a token is dropped rather than failing the sign-in or being stored unverified.
+ */
+async function withoutUnverifiableIdToken(
+  provider: OAuthInternalProvider,
+  response: Response,
+): Promise<Response> {
+  if (provider.type !== "oauth" || provider.issuer || !response.ok) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return new Response(text, { status: response.status, headers: response.headers });
+  }
+  if (typeof body === "object" && body !== null && "id_token" in body) {
+    const { id_token: _dropped, ...rest } = body as Record<string, unknown>;
+    body = rest;
+  }
+  return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
 }
 
 async function exchange(
@@ -98,16 +149,26 @@ async function exchange(
       ...(Object.keys(tokenParams).length ? { additionalParameters: tokenParams } : {}),
     },
   );
-  const tokens = await oauth.processAuthorizationCodeResponse(as, c, response, {
-    expectedNonce: nonce ?? oauth.expectNoNonce,
-    requireIdToken: provider.type === "oidc",
-  });
+  const tokens = await oauth.processAuthorizationCodeResponse(
+    as,
+    c,
+    await withoutUnverifiableIdToken(provider, response),
+    {
+      expectedNonce: nonce ?? oauth.expectNoNonce,
+      requireIdToken: provider.type === "oidc",
+    },
+  );
   let profile: Profile;
   if (provider.type === "oidc" && provider.idToken !== false) {
     profile = { ...oauth.getValidatedIdTokenClaims(tokens) } as Profile;
   } else if (provider.type === "oidc") {
     const claims = oauth.getValidatedIdTokenClaims(tokens)!;
-    const info = await oauth.userInfoRequest(as, c, tokens.access_token, httpOptions(provider, as.userinfo_endpoint));
+    const info = await oauth.userInfoRequest(
+      as,
+      c,
+      tokens.access_token,
+      httpOptions(provider, as.userinfo_endpoint),
+    );
     profile = (await oauth.processUserInfoResponse(as, c, claims.sub, info)) as Profile;
   } else {
     profile = await userinfo(provider, as, tokens);
@@ -139,7 +200,9 @@ export async function runOAuthCallback(
     return await exchange(ctx, provider, params);
   } catch (cause) {
     if (cause instanceof AuthError) throw cause;
-    const detail = cause instanceof Error ? `${cause.name}: ${cause.message}` : "unknown failure";
+    const code = cause instanceof oauth.ResponseBodyError ? ` error=${errorCode(cause.error)}` : "";
+    const detail =
+      cause instanceof Error ? `${cause.name}: ${cause.message}${code}` : "unknown failure";
     throw new OAuthCallbackError(`The sign-in with "${provider.id}" failed (${detail})`, { cause });
   }
 }

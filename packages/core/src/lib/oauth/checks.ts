@@ -36,7 +36,7 @@ export async function sealCheck(
     salt: name,
     maxAge: CHECK_MAX_AGE,
   });
-  const crossSite = formPost && check !== "pkce";
+  const crossSite = formPost;
   return {
     name,
     value: sealed,
@@ -44,7 +44,8 @@ export async function sealCheck(
       ...options,
       maxAge: CHECK_MAX_AGE,
       expires: new Date(Date.now() + CHECK_MAX_AGE * 1000),
-      // A form_post callback is a cross-site POST: only SameSite=None cookies come along.
+      // A form_post callback is a cross-site POST: only SameSite=None cookies come along,
+      // and that includes the PKCE verifier.
       ...(crossSite ? { sameSite: "none" as const, secure: true } : {}),
     },
   };

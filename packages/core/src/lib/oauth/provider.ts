@@ -19,7 +19,9 @@ export interface OAuthProvider extends OAuthConfig {
 }
 
 function env(): Record<string, string | undefined> {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {};
+  return (
+    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {}
+  );
 }
 
 /** The URL of an endpoint given as a string or `{ url }`. */

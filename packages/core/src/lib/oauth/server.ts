@@ -4,9 +4,14 @@
  */
 import * as oauth from "oauth4webapi";
 import { OAuthSignInError } from "../errors.js";
-import { type OAuthProvider, endpointUrl } from "./provider.js";
+import { endpointUrl, type OAuthProvider } from "./provider.js";
 
 const discovered = new Map<string, Promise<oauth.AuthorizationServer>>();
+/** Providers with their own fetch discover on their own: it may see a different network. */
+const discoveredWithFetch = new WeakMap<
+  typeof fetch,
+  Map<string, Promise<oauth.AuthorizationServer>>
+>();
 
 function isLoopback(url: string): boolean {
   const { hostname } = new URL(url);
@@ -36,7 +41,10 @@ async function discover(provider: OAuthProvider): Promise<oauth.AuthorizationSer
   let response: Response;
   if (wellKnown) {
     const fetchImpl = provider.fetch ?? fetch;
-    response = await fetchImpl(wellKnown, { headers: { accept: "application/json" }, redirect: "manual" });
+    response = await fetchImpl(wellKnown, {
+      headers: { accept: "application/json" },
+      redirect: "manual",
+    });
   } else {
     response = await oauth.discoveryRequest(issuer, {
       algorithm: provider.type === "oidc" ? "oidc" : "oauth2",
@@ -62,11 +70,16 @@ export async function authorizationServer(
     return { issuer: "https://gatehouse.invalid", ...configured };
   }
   const key = `${provider.type}|${provider.issuer}|${provider.wellKnown ?? ""}`;
-  let pending = discovered.get(key);
+  let cache = discovered;
+  if (provider.fetch) {
+    cache = discoveredWithFetch.get(provider.fetch) ?? new Map();
+    discoveredWithFetch.set(provider.fetch, cache);
+  }
+  let pending = cache.get(key);
   if (!pending) {
     pending = discover(provider);
-    discovered.set(key, pending);
-    pending.catch(() => discovered.delete(key));
+    cache.set(key, pending);
+    pending.catch(() => cache.delete(key));
   }
   let metadata: oauth.AuthorizationServer;
   try {

@@ -9,7 +9,7 @@ import { redirectResult } from "../response.js";
 import type { Cookie, ResponseInternal } from "../types/config.js";
 import type { InternalProvider } from "../types/internal.js";
 import { createState, sealCheck } from "./checks.js";
-import { type OAuthProvider, endpointParams } from "./provider.js";
+import { endpointParams, type OAuthProvider } from "./provider.js";
 import { authorizationServer } from "./server.js";
 
 /** Parameters a sign-in request may not override: they carry the flow's security. */
@@ -87,6 +87,17 @@ export async function oauthSignIn(
     }
   }
   // Resolve (and remember, in its cookie) where to go once the provider sends the user back.
-  await ctx.callbackUrl();
+  const callbackUrl = await ctx.callbackUrl();
+  if (formPost) {
+    // The callback is a cross-site POST: the callback-url cookie must be SameSite=None too.
+    const { name, options } = ctx.cookieOptions.callbackUrl;
+    const queued = ctx.setCookies.findIndex((c) => c.name === name);
+    if (queued >= 0) ctx.setCookies.splice(queued, 1);
+    cookies.push({
+      name,
+      value: callbackUrl,
+      options: { ...options, sameSite: "none", secure: true },
+    });
+  }
   return { ...redirectResult(url.href), cookies };
 }

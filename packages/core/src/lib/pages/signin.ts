@@ -57,7 +57,8 @@ export function signInErrorMessage(error: string, code?: string): string {
   if (error === "EmailSignin" && code === "invalid_email") {
     return "That email address does not look right. Check it and try again.";
   }
-  if (error === "InvalidCheck") return "The sign in took too long or was interrupted. Please try again.";
+  if (error === "InvalidCheck")
+    return "The sign in took too long or was interrupted. Please try again.";
   return Object.hasOwn(ERROR_MESSAGES, error)
     ? (ERROR_MESSAGES[error] ?? GENERIC_ERROR_MESSAGE)
     : GENERIC_ERROR_MESSAGE;

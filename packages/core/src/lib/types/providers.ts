@@ -1,3 +1,4 @@
+import type { customFetch } from "../symbols.js";
 import type { Account, Awaitable, Profile, ProviderType, User } from "./models.js";
 
 /** Button styling for a provider on the built-in sign-in page. */
@@ -68,12 +69,14 @@ export interface OAuthConfig<P extends Profile = Profile> extends CommonProvider
   /** Maps the provider's profile to a Gatehouse user. (Method syntax: providers with their own profile type stay assignable to `Provider`.) */
   profile?(profile: P, tokens: TokenSet): Awaitable<User>;
   /** Chooses which token fields are stored on the account. */
-  account?: (tokens: TokenSet) => TokenSet | undefined;
+  account?: (tokens: TokenSet) => Record<string, unknown> | undefined;
   style?: ProviderStyle;
   allowDangerousEmailAccountLinking?: boolean;
   redirectProxyUrl?: string;
+  /** OIDC only: `false` reads the profile from the userinfo endpoint instead of the ID token. */
   idToken?: boolean;
-  [key: string | symbol]: unknown;
+  /** Replaces `fetch` for this provider's HTTP calls (proxies, logging, tests). */
+  [customFetch]?: typeof fetch;
 }
 
 /** A passwordless provider that mails a one-time sign-in link. */
@@ -95,7 +98,10 @@ export interface EmailConfig extends CommonProviderConfig {
   normalizeIdentifier?: (identifier: string) => string;
   secret?: string;
   style?: ProviderStyle;
-  [key: string]: unknown;
+  /** Transport settings for providers that need them (an SMTP URL or options). */
+  server?: unknown;
+  /** API key for providers that send through an HTTP mail API. */
+  apiKey?: string;
 }
 
 /** A passkey / WebAuthn provider (experimental). */

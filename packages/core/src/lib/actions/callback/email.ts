@@ -9,7 +9,12 @@ import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
 import { issueSession } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
-import type { Adapter, AdapterAccount, AdapterUser, VerificationToken } from "../../types/models.js";
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterUser,
+  VerificationToken,
+} from "../../types/models.js";
 import { pageUrl } from "../pages.js";
 import { gateSignIn } from "./gate.js";
 
@@ -28,7 +33,10 @@ async function redeem(
   const secrets = tokenSecrets(ctx, provider);
   const candidates = secrets.length > 1 ? [...secrets, secrets.join(",")] : secrets;
   for (const secret of candidates) {
-    const found = await adapter.useVerificationToken({ identifier, token: await hashToken(token, secret) });
+    const found = await adapter.useVerificationToken({
+      identifier,
+      token: await hashToken(token, secret),
+    });
     if (found) return found;
   }
   return null;
@@ -57,8 +65,15 @@ export async function emailCallback(
     type: "email",
     provider: provider.id,
   };
-  const candidate: AdapterUser = existing ?? { id: randomUUID(), email: identifier, emailVerified: null };
-  const gate = await gateSignIn(ctx, { user: candidate, account: { ...account, userId: candidate.id } });
+  const candidate: AdapterUser = existing ?? {
+    id: randomUUID(),
+    email: identifier,
+    emailVerified: null,
+  };
+  const gate = await gateSignIn(ctx, {
+    user: candidate,
+    account: { ...account, userId: candidate.id },
+  });
   if (gate) return gate;
 
   const now = new Date();
@@ -76,7 +91,10 @@ export async function emailCallback(
     await emit(ctx.config, "createUser", { user });
   }
   account.userId = user.id;
-  const linked = await adapter.getUserByAccount({ provider: provider.id, providerAccountId: identifier });
+  const linked = await adapter.getUserByAccount({
+    provider: provider.id,
+    providerAccountId: identifier,
+  });
   if (!linked) {
     await adapter.linkAccount(account);
     await emit(ctx.config, "linkAccount", { user, account, profile: user });

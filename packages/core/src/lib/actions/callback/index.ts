@@ -1,8 +1,8 @@
 import type { Context } from "../../context.js";
-import { InvalidProvider } from "../../errors.js";
-import type { ResponseInternal } from "../../types/config.js";
-import type { OAuthInternalProvider } from "../../oauth/signin.js";
 import type { EmailInternalProvider } from "../../email/signin.js";
+import { InvalidProvider } from "../../errors.js";
+import type { OAuthInternalProvider } from "../../oauth/signin.js";
+import type { ResponseInternal } from "../../types/config.js";
 import { credentialsCallback } from "./credentials.js";
 import { emailCallback } from "./email.js";
 import { oauthCallback } from "./oauth.js";

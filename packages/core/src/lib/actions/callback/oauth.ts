@@ -4,8 +4,8 @@
 import type { Context } from "../../context.js";
 import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
 import { emit } from "../../events.js";
-import { readState } from "../../oauth/checks.js";
 import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
+import { readState } from "../../oauth/checks.js";
 import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
 import { issueSession } from "../../session/index.js";
@@ -17,7 +17,11 @@ import { pageUrl } from "../pages.js";
 import { gateSignIn } from "./gate.js";
 
 const str = (value: unknown) =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined;
+  typeof value === "string" && value !== ""
+    ? value
+    : typeof value === "number"
+      ? String(value)
+      : undefined;
 
 /** The profile mapping used when a provider sets none: the OpenID Connect standard claims. */
 function defaultProfile(profile: Profile): User {
@@ -41,11 +45,9 @@ const storedTokenFields = [
 ] as const;
 
 /** The token fields stored on the account when a provider sets no `account()`. */
-function defaultAccount(tokens: TokenSet): TokenSet {
-  const out: TokenSet = {};
-  for (const key of storedTokenFields) {
-    if (tokens[key] !== undefined) (out as Record<string, unknown>)[key] = tokens[key];
-  }
+function defaultAccount(tokens: TokenSet): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of storedTokenFields) if (tokens[key] !== undefined) out[key] = tokens[key];
   return out;
 }
 
@@ -95,23 +97,32 @@ export async function oauthCallback(
   const callbackUrl = await ctx.callbackUrl();
   const { profile, tokens } = await runOAuthCallback(ctx, provider);
   const profileUser = await mapProfile(provider, profile, tokens);
-  const account: Account & { type: AdapterAccountType } = {
-    ...(provider.account ?? defaultAccount)(tokens),
+  const identity = {
     provider: provider.id,
     type: provider.type,
     providerAccountId: profileUser.id,
+  };
+  // Callbacks and events see the provider's whole token response; the adapter stores only
+  // what `account()` keeps.
+  const account: Account & { type: AdapterAccountType } = { ...tokens, ...identity };
+  const stored: Account & { type: AdapterAccountType } = {
+    ...(provider.account ?? defaultAccount)(tokens),
+    ...identity,
   };
 
   const adapter = ctx.config.adapter;
   let user: User = profileUser;
   let isNewUser = false;
   if (adapter) {
-    const owner = await adapter.getUserByAccount!({ provider: provider.id, providerAccountId: profileUser.id });
+    const owner = await adapter.getUserByAccount!({
+      provider: provider.id,
+      providerAccountId: profileUser.id,
+    });
     const gate = await gateSignIn(ctx, { user: owner ?? profileUser, account, profile });
     if (gate) return gate;
     ({ user, isNewUser } = await resolveUser(ctx, {
       user: profileUser,
-      account,
+      account: stored,
       profile,
       allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
       notLinked: (message) => new OAuthAccountNotLinked(message),
