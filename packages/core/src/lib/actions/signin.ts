@@ -1,7 +1,7 @@
 import type { Context } from "../context.js";
-import { type EmailInternalProvider, emailSignIn } from "../email/signin.js";
+import type { EmailInternalProvider } from "../email/signin.js";
 import { InvalidProvider } from "../errors.js";
-import { type OAuthInternalProvider, oauthSignIn } from "../oauth/signin.js";
+import type { OAuthInternalProvider } from "../oauth/signin.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
@@ -26,9 +26,16 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
       return redirectResult(signInUrl);
     case "oauth":
     case "oidc":
-      return oauthSignIn(ctx, provider as OAuthInternalProvider);
+      return (await import("../oauth/signin.js")).oauthSignIn(
+        ctx,
+        provider as OAuthInternalProvider,
+      );
     case "email":
-      return emailSignIn(ctx, provider as EmailInternalProvider);
+      // Loaded on first use: an app without email or OAuth providers never loads their code.
+      return (await import("../email/signin.js")).emailSignIn(
+        ctx,
+        provider as EmailInternalProvider,
+      );
     default:
       throw new InvalidProvider("This provider type cannot start a sign-in");
   }

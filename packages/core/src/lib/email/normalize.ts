@@ -5,6 +5,9 @@
 /** Thrown by a normaliser for an address it refuses; the user sees the sign-in page again. */
 export class InvalidEmailAddress extends Error {}
 
+const localPart = /^[\p{L}\p{M}\p{N}!#$%&'*+/=?^_`{|}~.-]+$/u;
+const domainPart = /^[\p{L}\p{M}\p{N}.-]+$/u;
+
 /**
  * Unicode NFKC (so look-alike characters such as a full-width `＠` become what they resemble
  * before anything is checked), trimmed, lowercased; then exactly one `@` with a non-empty local
@@ -24,7 +27,7 @@ export function normalizeEmail(input: string): string {
   if (parts.length !== 2 || !parts[0] || !parts[1]) {
     throw new InvalidEmailAddress("The email address must have exactly one @ between two parts");
   }
-  const domain = parts[1];
+  const [local, domain] = parts as [string, string];
   if (
     domain.includes(",") ||
     domain.startsWith(".") ||
@@ -32,6 +35,12 @@ export function normalizeEmail(input: string): string {
     domain.includes("..")
   ) {
     throw new InvalidEmailAddress("The email address has an invalid domain");
+  }
+  // Only what an addr-spec may hold (RFC 5322 atext, plus letters and digits of any script):
+  // no angle brackets, comments, groups, list separators or control characters that mail
+  // software would read as a different mailbox than the one stored.
+  if (!localPart.test(local) || !domainPart.test(domain)) {
+    throw new InvalidEmailAddress("The email address has characters an address cannot have");
   }
   return address;
 }

@@ -42,6 +42,25 @@ async function redeem(
   return null;
 }
 
+/** Links the `email` account unless it is already linked (by this click or a concurrent one). */
+async function linkOnce(
+  ctx: Context,
+  adapter: Required<Adapter>,
+  user: AdapterUser,
+  account: AdapterAccount,
+): Promise<void> {
+  const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+  if (await adapter.getUserByAccount(key)) return;
+  try {
+    await adapter.linkAccount(account);
+  } catch (error) {
+    const owner = await adapter.getUserByAccount(key);
+    if (owner?.id !== user.id) throw error;
+    return;
+  }
+  await emit(ctx.config, "linkAccount", { user, account, profile: user });
+}
+
 export async function emailCallback(
   ctx: Context,
   provider: EmailInternalProvider,
@@ -86,19 +105,19 @@ export async function emailCallback(
       await emit(ctx.config, "updateUser", { user });
     }
   } else {
-    user = await adapter.createUser({ ...candidate, emailVerified: now });
-    isNewUser = true;
-    await emit(ctx.config, "createUser", { user });
+    try {
+      user = await adapter.createUser({ ...candidate, emailVerified: now });
+      isNewUser = true;
+      await emit(ctx.config, "createUser", { user });
+    } catch (error) {
+      // Another link for the same address won the race (mail scanners open links early).
+      const winner = await adapter.getUserByEmail(identifier);
+      if (!winner) throw error;
+      user = winner;
+    }
   }
   account.userId = user.id;
-  const linked = await adapter.getUserByAccount({
-    provider: provider.id,
-    providerAccountId: identifier,
-  });
-  if (!linked) {
-    await adapter.linkAccount(account);
-    await emit(ctx.config, "linkAccount", { user, account, profile: user });
-  }
+  await linkOnce(ctx, adapter, user, account);
 
   const cookies = await issueSession(ctx, { user, account, isNewUser });
   await emit(ctx.config, "signIn", { user, account, isNewUser });

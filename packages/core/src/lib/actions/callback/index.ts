@@ -4,8 +4,6 @@ import { InvalidProvider } from "../../errors.js";
 import type { OAuthInternalProvider } from "../../oauth/signin.js";
 import type { ResponseInternal } from "../../types/config.js";
 import { credentialsCallback } from "./credentials.js";
-import { emailCallback } from "./email.js";
-import { oauthCallback } from "./oauth.js";
 
 /** GET or POST /callback/<provider>: finishes a sign-in, by provider type. */
 export async function callback(ctx: Context): Promise<ResponseInternal> {
@@ -14,10 +12,11 @@ export async function callback(ctx: Context): Promise<ResponseInternal> {
     case "credentials":
       return credentialsCallback(ctx, provider);
     case "email":
-      return emailCallback(ctx, provider as EmailInternalProvider);
+      // Loaded on first use: an app without email or OAuth providers never loads their code.
+      return (await import("./email.js")).emailCallback(ctx, provider as EmailInternalProvider);
     case "oauth":
     case "oidc":
-      return oauthCallback(ctx, provider as OAuthInternalProvider);
+      return (await import("./oauth.js")).oauthCallback(ctx, provider as OAuthInternalProvider);
     default:
       throw new InvalidProvider(`Callbacks for ${provider.type} providers are not available yet`);
   }
