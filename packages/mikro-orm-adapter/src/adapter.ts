@@ -1,0 +1,337 @@
+/**
+ * The adapter: every method works in its own fork of the EntityManager and returns plain rows.
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken as AdapterVerificationToken,
+} from "@gatehouse/core/adapters";
+import type {
+  EntityManager,
+  EntityMetadata,
+  EntityName,
+  RequiredEntityData,
+} from "@mikro-orm/core";
+import {
+  type Account,
+  type Authenticator,
+  gatehouseEntities,
+  type Session,
+  type User,
+  type VerificationToken,
+} from "./entities.js";
+import { entityData, plainRow } from "./rows.js";
+
+type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
+type TokenKey = Pick<AdapterVerificationToken, "identifier" | "token">;
+
+/** Anything with an EntityManager: a `MikroORM` instance of any driver. */
+export interface MikroOrmLike {
+  readonly em: EntityManager;
+}
+
+/**
+ * The entities the adapter reads and writes, each defaulting to {@link gatehouseEntities}'s:
+ * usually the result of `defineGatehouseEntities()`.
+ */
+export interface MikroOrmAdapterEntities<
+  U extends User = User,
+  A extends Account = Account,
+  S extends Session = Session,
+  V extends VerificationToken = VerificationToken,
+  W extends Authenticator = Authenticator,
+> {
+  User?: EntityName<U>;
+  Account?: EntityName<A>;
+  Session?: EntityName<S>;
+  VerificationToken?: EntityName<V>;
+  Authenticator?: EntityName<W>;
+}
+
+/** Options of {@link MikroOrmAdapter}. */
+export interface MikroOrmAdapterOptions<
+  U extends User = User,
+  A extends Account = Account,
+  S extends Session = Session,
+  V extends VerificationToken = VerificationToken,
+  W extends Authenticator = Authenticator,
+> {
+  /** Extended entities, as built by `defineGatehouseEntities()`, instead of the default ones. */
+  entities?: MikroOrmAdapterEntities<U, A, S, V, W>;
+}
+
+/** What {@link MikroOrmAdapter} returns: every method of the contract, asynchronous. */
+export interface MikroOrmAdapterMethods extends Adapter {
+  createUser(user: AdapterUser): Promise<AdapterUser>;
+  getUser(id: string): Promise<AdapterUser | null>;
+  /** `""` (no email) is never found. */
+  getUserByEmail(email: string): Promise<AdapterUser | null>;
+  /** One query, joining the accounts. */
+  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
+  /** Throws when no user has this id. */
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
+  /** Deletes the user with its sessions, accounts and authenticators, in one transaction. */
+  deleteUser(userId: string): Promise<AdapterUser | null>;
+  /** Throws (a unique constraint violation) when the provider account is already linked. */
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
+  createSession(session: AdapterSession): Promise<AdapterSession>;
+  /** One query, joining the user. */
+  getSessionAndUser(
+    sessionToken: string,
+  ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  /** `null` for an unknown token; never creates a session. */
+  updateSession(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Promise<AdapterSession | null>;
+  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
+  createVerificationToken(
+    verificationToken: AdapterVerificationToken,
+  ): Promise<AdapterVerificationToken>;
+  /** Of concurrent calls for one token, exactly one gets it: the one whose delete removed it. */
+  useVerificationToken(key: TokenKey): Promise<AdapterVerificationToken | null>;
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
+  /** Throws when no authenticator has this credential id. */
+  updateAuthenticatorCounter(
+    credentialID: string,
+    newCounter: number,
+  ): Promise<AdapterAuthenticator>;
+}
+
+/** A refusal of the adapter's own (no such row); its message is safe to log as it is. */
+class Refusal extends Error {
+  override name = "MikroOrmAdapterError";
+}
+
+function refuse(message: string): never {
+  // Messages name the kind of row, never a key or a token: they end up in logs.
+  throw new Refusal(`MikroOrmAdapter: ${message}`);
+}
+
+/**
+ * Creates a Gatehouse adapter over a MikroORM instance (PostgreSQL, SQLite, or any SQL driver
+ * of MikroORM 6.6 or 7). Register the entities (`gatehouseEntities.list`, or the `list` of your
+ * `defineGatehouseEntities()`) in the ORM, and create their tables with
+ * `orm.schema.createSchema()` or a migration.
+ *
+ * Every call works in its own fork of `orm.em`, so the adapter is safe to share between
+ * requests, and returns plain objects (not managed entities): Dates as `Date`, `expires_at` as a
+ * number, `null` for an absent row. Database errors are thrown, wrapped in an `Error` whose
+ * message names the method and the error class only (MikroORM's own messages quote the SQL with
+ * its parameters, tokens included); the original error is its `cause`.
+ *
+ * Pass a function instead of the ORM when the ORM is created later (for example, after an
+ * `await MikroORM.init()` elsewhere): it is called on each adapter call.
+ *
+ * @example
+ * ```ts
+ * import { MikroORM } from "@mikro-orm/postgresql"
+ * import { MikroOrmAdapter, gatehouseEntities } from "@gatehouse/mikro-orm-adapter"
+ *
+ * const orm = await MikroORM.init({
+ *   clientUrl: process.env.DATABASE_URL,
+ *   entities: [...gatehouseEntities.list],
+ * })
+ * const response = await Auth(request, { adapter: MikroOrmAdapter(orm), ... })
+ * ```
+ */
+export function MikroOrmAdapter<
+  U extends User = User,
+  A extends Account = Account,
+  S extends Session = Session,
+  V extends VerificationToken = VerificationToken,
+  W extends Authenticator = Authenticator,
+>(
+  orm: MikroOrmLike | (() => MikroOrmLike),
+  options: MikroOrmAdapterOptions<U, A, S, V, W> = {},
+): MikroOrmAdapterMethods {
+  const getOrm = typeof orm === "function" ? orm : () => orm;
+  // Subclass entities are read and written through their base class's columns and relations.
+  const entities = {
+    ...gatehouseEntities,
+    ...options.entities,
+  } as unknown as MikroOrmAdapterEntities & typeof gatehouseEntities;
+  const UserEntity = entities.User;
+  const AccountEntity = entities.Account;
+  const SessionEntity = entities.Session;
+  const TokenEntity = entities.VerificationToken;
+  const AuthenticatorEntity = entities.Authenticator;
+
+  async function run<T>(method: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
+    try {
+      return await work(getOrm().em.fork());
+    } catch (cause) {
+      if (cause instanceof Refusal) throw cause;
+      const kind = cause instanceof Error ? cause.name : typeof cause;
+      throw new Error(`MikroOrmAdapter.${method} failed (${kind})`, { cause });
+    }
+  }
+
+  // Converters for one entity, from its metadata.
+  const rowsOf = <T>(meta: EntityMetadata, dropNull = false) => ({
+    data: (input: object) => entityData(meta, input),
+    row: (managed: object) => plainRow<T>(meta, managed, dropNull),
+    maybe: (managed: object | null) => (managed ? plainRow<T>(meta, managed, dropNull) : null),
+  });
+  const users = (em: EntityManager) => rowsOf<AdapterUser>(em.getMetadata(UserEntity));
+  const accounts = (em: EntityManager) =>
+    rowsOf<AdapterAccount>(em.getMetadata(AccountEntity), true);
+  const sessions = (em: EntityManager) => rowsOf<AdapterSession>(em.getMetadata(SessionEntity));
+  const tokens = (em: EntityManager) =>
+    rowsOf<AdapterVerificationToken>(em.getMetadata(TokenEntity));
+  const authenticators = (em: EntityManager) =>
+    rowsOf<AdapterAuthenticator>(em.getMetadata(AuthenticatorEntity));
+
+  // `em.create` with data checked by `entityData` against the entity's own metadata.
+  const create = <T extends object>(em: EntityManager, entity: EntityName<T>, data: object) =>
+    em.create(entity, data as RequiredEntityData<T>);
+
+  return {
+    createUser: (user) =>
+      run("createUser", async (em) => {
+        const rows = users(em);
+        const created = create(em, UserEntity, rows.data(user));
+        await em.persist(created).flush();
+        return rows.row(created);
+      }),
+    getUser: (id) =>
+      run("getUser", async (em) => users(em).maybe(await em.findOne(UserEntity, { id }))),
+    getUserByEmail: (email) =>
+      run("getUserByEmail", async (em) => {
+        if (!email) return null;
+        return users(em).maybe(await em.findOne(UserEntity, { email }));
+      }),
+    getUserByAccount: ({ provider, providerAccountId }) =>
+      run("getUserByAccount", async (em) => {
+        const where = { accounts: { provider, providerAccountId } };
+        return users(em).maybe(await em.findOne(UserEntity, where));
+      }),
+    updateUser: (patch) =>
+      run("updateUser", async (em) => {
+        const rows = users(em);
+        const user =
+          (await em.findOne(UserEntity, { id: patch.id })) ?? refuse("no user with this id");
+        const { id: _id, ...changes } = rows.data(patch);
+        em.assign(user, changes);
+        await em.flush();
+        return rows.row(user);
+      }),
+    deleteUser: (userId) =>
+      run("deleteUser", async (em) => {
+        const user = await em.findOne(UserEntity, { id: userId });
+        if (!user) return null;
+        // Explicit deletes rather than trusting ON DELETE CASCADE, which a database may not
+        // enforce (SQLite without foreign keys, tables made by hand).
+        await em.transactional(async (tx) => {
+          await tx.nativeDelete(SessionEntity, { user: userId });
+          await tx.nativeDelete(AccountEntity, { user: userId });
+          await tx.nativeDelete(AuthenticatorEntity, { user: userId });
+          await tx.nativeDelete(UserEntity, { id: userId });
+        });
+        return users(em).row(user);
+      }),
+
+    linkAccount: (account) =>
+      run("linkAccount", async (em) => {
+        const rows = accounts(em);
+        const created = create(em, AccountEntity, rows.data(account));
+        await em.persist(created).flush();
+        return rows.row(created);
+      }),
+    unlinkAccount: ({ provider, providerAccountId }) =>
+      run("unlinkAccount", async (em) => {
+        const account = await em.findOne(AccountEntity, { provider, providerAccountId });
+        if (!account) return undefined;
+        await em.nativeDelete(AccountEntity, { id: account.id });
+        return accounts(em).row(account);
+      }),
+    getAccount: (providerAccountId, provider) =>
+      run("getAccount", async (em) =>
+        accounts(em).maybe(await em.findOne(AccountEntity, { provider, providerAccountId })),
+      ),
+
+    createSession: (session) =>
+      run("createSession", async (em) => {
+        const rows = sessions(em);
+        const created = create(em, SessionEntity, rows.data(session));
+        await em.persist(created).flush();
+        return rows.row(created);
+      }),
+    getSessionAndUser: (sessionToken) =>
+      run("getSessionAndUser", async (em) => {
+        const session = await em.findOne(
+          SessionEntity,
+          { sessionToken },
+          { populate: ["user"], strategy: "joined" },
+        );
+        if (!session) return null;
+        return { session: sessions(em).row(session), user: users(em).row(session.user) };
+      }),
+    updateSession: (patch) =>
+      run("updateSession", async (em) => {
+        const rows = sessions(em);
+        const session = await em.findOne(SessionEntity, { sessionToken: patch.sessionToken });
+        if (!session) return null;
+        em.assign(session, rows.data(patch));
+        await em.flush();
+        return rows.row(session);
+      }),
+    deleteSession: (sessionToken) =>
+      run("deleteSession", async (em) => {
+        const session = await em.findOne(SessionEntity, { sessionToken });
+        if (!session) return null;
+        await em.nativeDelete(SessionEntity, { sessionToken });
+        return sessions(em).row(session);
+      }),
+
+    createVerificationToken: (verificationToken) =>
+      run("createVerificationToken", async (em) => {
+        const rows = tokens(em);
+        const created = create(em, TokenEntity, rows.data(verificationToken));
+        await em.persist(created).flush();
+        return rows.row(created);
+      }),
+    useVerificationToken: ({ identifier, token }) =>
+      run("useVerificationToken", async (em) => {
+        const found = await em.findOne(TokenEntity, { identifier, token });
+        if (!found) return null;
+        // Concurrent callers may all have read the row; only the delete that removed it wins
+        // (the others wait on the row lock, then delete nothing), on every SQL database.
+        const deleted = await em.nativeDelete(TokenEntity, { identifier, token });
+        return deleted === 1 ? tokens(em).row(found) : null;
+      }),
+
+    createAuthenticator: (authenticator) =>
+      run("createAuthenticator", async (em) => {
+        const rows = authenticators(em);
+        const created = create(em, AuthenticatorEntity, rows.data(authenticator));
+        await em.persist(created).flush();
+        return rows.row(created);
+      }),
+    getAuthenticator: (credentialID) =>
+      run("getAuthenticator", async (em) =>
+        authenticators(em).maybe(await em.findOne(AuthenticatorEntity, { credentialID })),
+      ),
+    listAuthenticatorsByUserId: (userId) =>
+      run("listAuthenticatorsByUserId", async (em) => {
+        const rows = authenticators(em);
+        return (await em.find(AuthenticatorEntity, { user: userId })).map(rows.row);
+      }),
+    updateAuthenticatorCounter: (credentialID, newCounter) =>
+      run("updateAuthenticatorCounter", async (em) => {
+        const rows = authenticators(em);
+        const authenticator =
+          (await em.findOne(AuthenticatorEntity, { credentialID })) ??
+          refuse("no authenticator with this credential id");
+        em.assign(authenticator, { counter: newCounter });
+        await em.flush();
+        return rows.row(authenticator);
+      }),
+  };
+}

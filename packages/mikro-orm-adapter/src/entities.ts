@@ -1,0 +1,315 @@
+/**
+ * The Gatehouse tables as MikroORM entities, defined with `EntitySchema`: no decorators, no
+ * `reflect-metadata`, no `ts-morph`.
+ *
+ * Relations point at their targets through the schemas built together by
+ * {@link defineGatehouseEntities} (MikroORM 7 no longer resolves entity names given as strings),
+ * so an extended `User` is what `Account.user` and `Session.user` refer to.
+ * @module
+ */
+import { randomUUID } from "node:crypto";
+import type { AdapterAccountType } from "@gatehouse/core/adapters";
+import type { AuthorizationDetails } from "@gatehouse/core/types";
+import {
+  BigIntType,
+  type Collection,
+  type EntityClass,
+  EntitySchema,
+  type EntitySchemaMetadata,
+  type OptionalProps,
+} from "@mikro-orm/core";
+
+// `user` is unset only while MikroORM builds an entity, which reads every property.
+const userIdOf = (owned: { user?: User }) => owned.user?.id as string;
+
+/**
+ * A user. `email` is `""` when the user has none (never unique, never found by email);
+ * `emailVerified` is `null` until the user signs in through an email provider.
+ */
+export class User {
+  declare [OptionalProps]?: "email" | "emailVerified" | "name" | "image" | "accounts" | "sessions";
+  declare id: string;
+  declare name?: string | null;
+  declare email: string;
+  declare emailVerified: Date | null;
+  declare image?: string | null;
+  declare accounts: Collection<Account>;
+  declare sessions: Collection<Session>;
+}
+
+/** A link between a user and a provider account, with the provider's token set. */
+export class Account {
+  declare [OptionalProps]?: "id" | "userId";
+  declare id: string;
+  declare user: User;
+  declare type: AdapterAccountType;
+  declare provider: string;
+  declare providerAccountId: string;
+  declare refresh_token?: string | null;
+  declare access_token?: string | null;
+  /** Seconds since the epoch. */
+  declare expires_at?: number | null;
+  declare token_type?: Lowercase<string> | null;
+  declare scope?: string | null;
+  declare id_token?: string | null;
+  declare session_state?: unknown;
+  declare authorization_details?: AuthorizationDetails[] | null;
+  /** The id of {@link Account.user}, without loading the user. */
+  get userId(): string {
+    return userIdOf(this);
+  }
+}
+
+/** A database session. */
+export class Session {
+  declare [OptionalProps]?: "id" | "userId";
+  declare id: string;
+  declare user: User;
+  declare sessionToken: string;
+  declare expires: Date;
+  /** The id of {@link Session.user}, without loading the user. */
+  get userId(): string {
+    return userIdOf(this);
+  }
+}
+
+/** A one-time email sign-in token, stored hashed; its key is `(identifier, token)`. */
+export class VerificationToken {
+  declare identifier: string;
+  declare token: string;
+  declare expires: Date;
+}
+
+/** A WebAuthn credential of a user. */
+export class Authenticator {
+  declare [OptionalProps]?: "transports" | "userId";
+  declare credentialID: string;
+  declare user: User;
+  declare providerAccountId: string;
+  declare credentialPublicKey: string;
+  declare counter: number;
+  declare credentialDeviceType: string;
+  declare credentialBackedUp: boolean;
+  declare transports?: string | null;
+  /** The id of {@link Authenticator.user}, without loading the user. */
+  get userId(): string {
+    return userIdOf(this);
+  }
+}
+
+/** How to extend one entity: your subclass, the columns it adds, and its table. */
+export interface GatehouseEntityExtension<Base, T extends Base> {
+  /** A subclass of the exported class. Keep the class name (`class User extends GatehouseUser`). */
+  class?: EntityClass<T>;
+  /** The properties the subclass adds, as `EntitySchema` properties. */
+  properties?: EntitySchemaMetadata<T, Base>["properties"];
+  /** The table; defaults to `users`, `accounts`, `sessions`, `verification_tokens`, `authenticators`. */
+  tableName?: string;
+}
+
+/** What {@link defineGatehouseEntities} extends, entity by entity. */
+export interface GatehouseEntityExtensions<
+  U extends User = User,
+  A extends Account = Account,
+  S extends Session = Session,
+  V extends VerificationToken = VerificationToken,
+  W extends Authenticator = Authenticator,
+> {
+  User?: GatehouseEntityExtension<User, U>;
+  Account?: GatehouseEntityExtension<Account, A>;
+  Session?: GatehouseEntityExtension<Session, S>;
+  VerificationToken?: GatehouseEntityExtension<VerificationToken, V>;
+  Authenticator?: GatehouseEntityExtension<Authenticator, W>;
+}
+
+/** The five schemas, wired to each other; pass the object as the adapter's `entities` option. */
+export interface GatehouseEntities<
+  U extends User = User,
+  A extends Account = Account,
+  S extends Session = Session,
+  V extends VerificationToken = VerificationToken,
+  W extends Authenticator = Authenticator,
+> {
+  User: EntitySchema<U>;
+  Account: EntitySchema<A>;
+  Session: EntitySchema<S>;
+  VerificationToken: EntitySchema<V>;
+  Authenticator: EntitySchema<W>;
+  /** All five, for MikroORM's `entities` option. */
+  list: readonly [
+    EntitySchema<U>,
+    EntitySchema<A>,
+    EntitySchema<S>,
+    EntitySchema<V>,
+    EntitySchema<W>,
+  ];
+}
+
+// Column names are the contract's field names, as in @gatehouse/pg-adapter's schema, whatever
+// naming strategy the ORM uses. Keys are varchar (indexable everywhere); values are text.
+const key = (fieldName: string, length = 255) => ({ type: "string", length, fieldName }) as const;
+const text = (fieldName: string) => ({ type: "text", fieldName, nullable: true }) as const;
+const generatedId = { ...key("id"), primary: true, onCreate: () => randomUUID() } as const;
+// `userId` reads the relation (see the classes); the column belongs to `user`.
+const userId = { type: "string", persist: false } as const;
+const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+type Table = { name: string; schema?: string };
+/**
+ * `create unique index … where "email" <> ''`: "" means "no email", so only real addresses are
+ * unique. Partial indexes exist in PostgreSQL, SQLite and SQL Server (not MySQL or MariaDB).
+ * MikroORM 6 calls this with `(table, columns, name)`, MikroORM 7 with `(columns, table, name)`.
+ */
+function uniqueEmailIndex(first: object, second: object, name: string): string {
+  const table = ("email" in first ? second : first) as Table;
+  const qualified = table.schema
+    ? `${quote(table.schema)}.${quote(table.name)}`
+    : quote(table.name);
+  return `create unique index ${quote(name)} on ${qualified} ("email") where "email" <> ''`;
+}
+
+/**
+ * Builds the entity schemas of the Gatehouse tables, with your extensions: a subclass, extra
+ * columns or another table name for any of the five entities. Relations are wired between the
+ * schemas built by the same call, so an extended `User` is the target of `Account.user`.
+ * Call it once, before `MikroORM.init`, and register `list`; give the result to the adapter as
+ * `entities`. {@link gatehouseEntities} is the result without extensions.
+ *
+ * @example
+ * ```ts
+ * import type { Opt } from "@mikro-orm/core"
+ * import { User as GatehouseUser, defineGatehouseEntities, MikroOrmAdapter } from "@gatehouse/mikro-orm-adapter"
+ *
+ * export class User extends GatehouseUser {
+ *   declare role: Opt<string>
+ * }
+ * export const entities = defineGatehouseEntities({
+ *   User: { class: User, properties: { role: { type: "string", default: "member" } } },
+ * })
+ * const orm = await MikroORM.init({ ..., entities: [...entities.list] })
+ * const adapter = MikroOrmAdapter(orm, { entities })
+ * ```
+ */
+export function defineGatehouseEntities<
+  U extends User = User,
+  A extends Account = Account,
+  S extends Session = Session,
+  V extends VerificationToken = VerificationToken,
+  W extends Authenticator = Authenticator,
+>(extensions: GatehouseEntityExtensions<U, A, S, V, W> = {}): GatehouseEntities<U, A, S, V, W> {
+  // Filled in below; the relations read it when MikroORM discovers the entities.
+  const set = {} as GatehouseEntities;
+  const owner = {
+    kind: "m:1",
+    entity: () => set.User,
+    fieldName: "userId",
+    deleteRule: "cascade",
+    updateRule: "cascade",
+    index: true,
+  } as const;
+
+  set.User = build(extensions.User, User, "users", {
+    id: generatedId,
+    name: text("name"),
+    email: { ...key("email", 320), default: "", onCreate: () => "" },
+    emailVerified: {
+      type: "datetime",
+      fieldName: "emailVerified",
+      nullable: true,
+      default: null,
+      onCreate: () => null,
+    },
+    image: text("image"),
+    accounts: { kind: "1:m", entity: () => set.Account, mappedBy: "user" },
+    sessions: { kind: "1:m", entity: () => set.Session, mappedBy: "user" },
+  });
+  set.User.addIndex({
+    name: "users_email_key",
+    properties: ["email"],
+    expression: uniqueEmailIndex,
+  });
+
+  set.Account = build(extensions.Account, Account, "accounts", {
+    id: generatedId,
+    user: { ...owner, inversedBy: "accounts" },
+    userId,
+    type: key("type", 32),
+    provider: key("provider"),
+    providerAccountId: key("providerAccountId", 512),
+    refresh_token: text("refresh_token"),
+    access_token: text("access_token"),
+    expires_at: { type: new BigIntType("number"), fieldName: "expires_at", nullable: true },
+    token_type: text("token_type"),
+    scope: text("scope"),
+    id_token: text("id_token"),
+    session_state: { type: "json", fieldName: "session_state", nullable: true },
+    authorization_details: { type: "json", fieldName: "authorization_details", nullable: true },
+  });
+  set.Account.addUnique({
+    name: "accounts_provider_account_key",
+    properties: ["provider", "providerAccountId"],
+  });
+
+  set.Session = build(extensions.Session, Session, "sessions", {
+    id: generatedId,
+    user: { ...owner, inversedBy: "sessions" },
+    userId,
+    sessionToken: { ...key("sessionToken"), unique: "sessions_sessionToken_key" },
+    expires: { type: "datetime", fieldName: "expires" },
+  });
+
+  set.VerificationToken = build(
+    extensions.VerificationToken,
+    VerificationToken,
+    "verification_tokens",
+    {
+      identifier: { ...key("identifier", 320), primary: true },
+      token: { ...key("token"), primary: true },
+      expires: { type: "datetime", fieldName: "expires" },
+    },
+  );
+
+  set.Authenticator = build(extensions.Authenticator, Authenticator, "authenticators", {
+    credentialID: { ...key("credentialID", 512), primary: true },
+    user: owner,
+    userId,
+    providerAccountId: key("providerAccountId", 512),
+    credentialPublicKey: { type: "text", fieldName: "credentialPublicKey" },
+    counter: { type: new BigIntType("number"), fieldName: "counter", default: 0 },
+    credentialDeviceType: key("credentialDeviceType", 32),
+    credentialBackedUp: { type: "boolean", fieldName: "credentialBackedUp" },
+    transports: text("transports"),
+  });
+
+  set.list = [set.User, set.Account, set.Session, set.VerificationToken, set.Authenticator];
+  // The schemas of subclasses, typed as such; `build` merged their properties in.
+  return set as unknown as GatehouseEntities<U, A, S, V, W>;
+}
+
+/** One schema: the base properties (type-checked against the class) and the extension's. */
+function build<Base>(
+  extension: GatehouseEntityExtension<Base, Base> | undefined,
+  base: EntityClass<Base>,
+  tableName: string,
+  properties: EntitySchemaMetadata<Base>["properties"],
+): EntitySchema<Base> {
+  return new EntitySchema<Base>({
+    class: extension?.class ?? base,
+    tableName: extension?.tableName ?? tableName,
+    properties: { ...properties, ...extension?.properties },
+  } as EntitySchemaMetadata<Base>);
+}
+
+/**
+ * The Gatehouse entities without extensions: register `gatehouseEntities.list` with MikroORM.
+ *
+ * @example
+ * ```ts
+ * import { MikroORM } from "@mikro-orm/postgresql"
+ * import { gatehouseEntities, MikroOrmAdapter } from "@gatehouse/mikro-orm-adapter"
+ *
+ * const orm = await MikroORM.init({ clientUrl: process.env.DATABASE_URL, entities: [...gatehouseEntities.list] })
+ * const adapter = MikroOrmAdapter(orm)
+ * ```
+ */
+export const gatehouseEntities: GatehouseEntities = defineGatehouseEntities();

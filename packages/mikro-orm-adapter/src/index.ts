@@ -1,0 +1,23 @@
+/**
+ * A Gatehouse adapter for MikroORM, with the Gatehouse tables as MikroORM entities.
+ * @module
+ */
+export {
+  MikroOrmAdapter,
+  type MikroOrmAdapterEntities,
+  type MikroOrmAdapterMethods,
+  type MikroOrmAdapterOptions,
+  type MikroOrmLike,
+} from "./adapter.js";
+export {
+  Account,
+  Authenticator,
+  defineGatehouseEntities,
+  type GatehouseEntities,
+  type GatehouseEntityExtension,
+  type GatehouseEntityExtensions,
+  gatehouseEntities,
+  Session,
+  User,
+  VerificationToken,
+} from "./entities.js";
