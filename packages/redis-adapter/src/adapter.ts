@@ -1,0 +1,315 @@
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "@gatehouse/core/adapters";
+import { commandsOf, type RedisClientLike, type Script, text, texts } from "./client.js";
+import { keyLayout } from "./keys.js";
+import {
+  COMPARE_AND_SET,
+  CREATE_OWNED,
+  CREATE_SESSION,
+  CREATE_USER,
+  DELETE_SESSION,
+  DELETE_USER,
+  GET_SESSION_AND_USER,
+  GET_USER_BY_ACCOUNT,
+  GET_USER_BY_EMAIL,
+  LIST_OWNED,
+  UNLINK_ACCOUNT,
+  UPDATE_SESSION,
+  UPDATE_USER,
+} from "./scripts.js";
+import { decode, decodeOrNull, encode, expiryOf } from "./serialize.js";
+
+type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
+type TokenKey = Pick<VerificationToken, "identifier" | "token">;
+
+/** Options of {@link RedisAdapter}. */
+export interface RedisAdapterOptions {
+  /**
+   * Put in front of every key, so that several apps (or tests) can share one database.
+   * Default `"gatehouse:"`. On Redis Cluster use a hash tag, such as `"{gatehouse}:"`.
+   */
+  prefix?: string;
+}
+
+/** What {@link RedisAdapter} returns: every method of the adapter contract, asynchronous. */
+export interface RedisAdapter extends Adapter {
+  /** Rejects when the id, or the (non-empty) email, is already taken. */
+  createUser(user: AdapterUser): Promise<AdapterUser>;
+  getUser(id: string): Promise<AdapterUser | null>;
+  /** `null` for the empty email: it means "no email" and is never indexed. */
+  getUserByEmail(email: string): Promise<AdapterUser | null>;
+  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
+  /** Rejects when the user does not exist, or when another user has the new email. */
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
+  /** Also deletes the user's sessions, accounts, authenticators and email index entry. */
+  deleteUser(userId: string): Promise<AdapterUser | null>;
+  /** Rejects when the user does not exist, or the provider account is already linked. */
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
+  unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
+  /** The session key expires at `expires`. Rejects when the user does not exist. */
+  createSession(session: AdapterSession): Promise<AdapterSession>;
+  /** One round trip. `null` when the session is unknown or expired, or its user is gone. */
+  getSessionAndUser(
+    sessionToken: string,
+  ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  /** Moves the session key's expiry with `expires`. `null` for an unknown session. */
+  updateSession(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Promise<AdapterSession | null>;
+  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
+  /** The token key expires at `expires`. Rejects when the same token already exists. */
+  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
+  /** `GETDEL`: among concurrent calls for one token, exactly one gets it. */
+  useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
+  /** Rejects when the user does not exist, or the credential id is taken. */
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
+  /** Sorted by `credentialID`; `[]` for an unknown user. */
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
+  /** Rejects when the authenticator does not exist. */
+  updateAuthenticatorCounter(
+    credentialID: string,
+    newCounter: number,
+  ): Promise<AdapterAuthenticator>;
+}
+
+function fail(message: string): never {
+  // Messages name the kind of row, never a key, an email or a token: they end up in logs.
+  throw new Error(`RedisAdapter: ${message}`);
+}
+
+// An update leaves a field alone when it is `undefined`, as ORMs do.
+const defined = <T extends object>(patch: T): T =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as T;
+
+// The empty email means "no email" (SPEC: email defaults to ""): never indexed, never found.
+const indexable = (email: unknown): email is string => typeof email === "string" && email !== "";
+
+function expectOk(status: string | null, outcomes: Record<string, string>): void {
+  if (status === "ok") return;
+  const message = status === null ? undefined : outcomes[status];
+  fail(message ?? `unexpected script result ${JSON.stringify(status)}`);
+}
+
+// Read-merge-write updates retry when another client changed the row in between.
+const ATTEMPTS = 16;
+const CONFLICT = Symbol("conflict");
+async function optimistic<T>(what: string, attempt: () => Promise<T | typeof CONFLICT>) {
+  for (let i = 0; i < ATTEMPTS; i++) {
+    const result = await attempt();
+    if (result !== CONFLICT) return result;
+  }
+  return fail(`the ${what} kept changing during the update; gave up after ${ATTEMPTS} attempts`);
+}
+
+/**
+ * Creates an adapter that keeps users, accounts, sessions, verification tokens and WebAuthn
+ * authenticators in Redis (6.2 or later), through an ioredis client or a connected node-redis
+ * client. Sessions and verification tokens expire with Redis TTLs at their `expires`. Writes that
+ * touch several keys (a user and its email index, an account and its user's set, ...) run as Lua
+ * scripts, so each is atomic: a taken email, provider account, session token or credential id
+ * makes the call reject and writes nothing. The key layout is in the README.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from "ioredis"
+ * import { RedisAdapter } from "@gatehouse/redis-adapter"
+ *
+ * const redis = new Redis(process.env.REDIS_URL)
+ * const response = await Auth(request, { adapter: RedisAdapter(redis), providers, ... })
+ * ```
+ */
+export function RedisAdapter(
+  client: RedisClientLike,
+  options: RedisAdapterOptions = {},
+): RedisAdapter {
+  const prefix = options.prefix ?? "gatehouse:";
+  if (typeof prefix !== "string") throw new TypeError("RedisAdapter: `prefix` must be a string");
+  const redis = commandsOf(client);
+  const key = keyLayout(prefix);
+  const run = (s: Script, keys: string[], ...args: (string | number)[]) =>
+    redis.run(s, keys, [prefix, ...args]);
+  const get = async (k: string) => text(await redis.send(["GET", k]));
+
+  return {
+    async createUser(user) {
+      if (typeof user.id !== "string" || user.id === "") fail("createUser needs a string `id`");
+      const json = encode(user);
+      const email = indexable(user.email) ? user.email : "";
+      const keys = [key.user(user.id), key.userByEmail(email)];
+      const status = text(await run(CREATE_USER, keys, json, user.id, email ? "1" : "0"));
+      expectOk(status, {
+        "id-taken": "a user with this id already exists",
+        "email-taken": "a user with this email already exists",
+      });
+      return decode(json);
+    },
+    async getUser(id) {
+      return decodeOrNull(await get(key.user(id)));
+    },
+    async getUserByEmail(email) {
+      if (!indexable(email)) return null;
+      return decodeOrNull(text(await run(GET_USER_BY_EMAIL, [key.userByEmail(email)])));
+    },
+    async getUserByAccount({ provider, providerAccountId }) {
+      const reply = await run(GET_USER_BY_ACCOUNT, [key.account(provider, providerAccountId)]);
+      return decodeOrNull(text(reply));
+    },
+    async updateUser(patch) {
+      return optimistic("user", async () => {
+        const before = await get(key.user(patch.id));
+        if (before === null) fail("no user with this id");
+        const current = decode<AdapterUser>(before);
+        const json = encode({ ...current, ...defined(patch) });
+        const updated = decode<AdapterUser>(json);
+        const [from, to] = [current.email, updated.email];
+        const keys = [
+          key.user(patch.id),
+          key.userByEmail(indexable(from) ? from : ""),
+          key.userByEmail(indexable(to) ? to : ""),
+        ];
+        const flags = [indexable(from) ? "1" : "0", indexable(to) ? "1" : "0"];
+        const status = text(await run(UPDATE_USER, keys, before, json, patch.id, ...flags));
+        if (status === "conflict") return CONFLICT;
+        expectOk(status, { "email-taken": "another user already has this email" });
+        return updated;
+      });
+    },
+    async deleteUser(userId) {
+      const keys = [
+        key.user(userId),
+        key.userAccounts(userId),
+        key.userSessions(userId),
+        key.userAuthenticators(userId),
+      ];
+      return decodeOrNull(text(await run(DELETE_USER, keys, userId)));
+    },
+
+    async linkAccount(account) {
+      const json = encode(account);
+      const keys = [
+        key.account(account.provider, account.providerAccountId),
+        key.user(account.userId),
+        key.userAccounts(account.userId),
+      ];
+      expectOk(text(await run(CREATE_OWNED, keys, json)), {
+        "no-user": "the account refers to a user that does not exist",
+        taken: "this provider account is already linked (unique constraint)",
+      });
+      return decode(json);
+    },
+    async unlinkAccount({ provider, providerAccountId }) {
+      const reply = await run(UNLINK_ACCOUNT, [key.account(provider, providerAccountId)]);
+      return decodeOrNull<AdapterAccount>(text(reply)) ?? undefined;
+    },
+    async getAccount(providerAccountId, provider) {
+      return decodeOrNull(await get(key.account(provider, providerAccountId)));
+    },
+
+    async createSession(session) {
+      const expires = expiryOf(session.expires, "a session");
+      const json = encode(session);
+      const { sessionToken, userId } = session;
+      const keys = [key.session(sessionToken), key.user(userId), key.userSessions(userId)];
+      expectOk(text(await run(CREATE_SESSION, keys, json, expires)), {
+        "no-user": "the session refers to a user that does not exist",
+        taken: "a session with this token already exists",
+      });
+      return decode(json);
+    },
+    async getSessionAndUser(sessionToken) {
+      const reply = await run(GET_SESSION_AND_USER, [key.session(sessionToken)]);
+      if (reply === null || reply === undefined || reply === false) return null;
+      const [sessionJson, userJson] = texts(reply);
+      if (sessionJson === undefined || userJson === undefined) fail("malformed script reply");
+      const session = decode<AdapterSession>(sessionJson);
+      // Redis drops the key at `expires` by its own clock; this covers a clock that lags ours.
+      if (!(session.expires instanceof Date) || session.expires.getTime() <= Date.now()) {
+        return null;
+      }
+      return { session, user: decode<AdapterUser>(userJson) };
+    },
+    async updateSession(patch) {
+      return optimistic("session", async () => {
+        const before = await get(key.session(patch.sessionToken));
+        if (before === null) return null;
+        const current = decode<AdapterSession>(before);
+        const json = encode({ ...current, ...defined(patch) });
+        const updated = decode<AdapterSession>(json);
+        const expires = expiryOf(updated.expires, "a session");
+        const keys = [
+          key.session(patch.sessionToken),
+          key.userSessions(current.userId),
+          key.userSessions(updated.userId),
+          key.user(updated.userId),
+        ];
+        const status = text(await run(UPDATE_SESSION, keys, before, json, expires));
+        if (status === "conflict") return CONFLICT;
+        expectOk(status, { "no-user": "the session refers to a user that does not exist" });
+        return updated;
+      });
+    },
+    async deleteSession(sessionToken) {
+      return decodeOrNull(text(await run(DELETE_SESSION, [key.session(sessionToken)])));
+    },
+
+    async createVerificationToken(verificationToken) {
+      const expires = expiryOf(verificationToken.expires, "a verification token");
+      const json = encode(verificationToken);
+      const k = key.verificationToken(verificationToken.identifier, verificationToken.token);
+      const reply = await redis.send(["SET", k, json, "NX", "PXAT", expires]);
+      if (text(reply) === null) fail("this verification token already exists");
+      return decode(json);
+    },
+    async useVerificationToken({ identifier, token }) {
+      const reply = await redis.send(["GETDEL", key.verificationToken(identifier, token)]);
+      return decodeOrNull(text(reply));
+    },
+
+    async createAuthenticator(authenticator) {
+      const json = encode(authenticator);
+      const { credentialID, userId } = authenticator;
+      const keys = [
+        key.authenticator(credentialID),
+        key.user(userId),
+        key.userAuthenticators(userId),
+      ];
+      expectOk(text(await run(CREATE_OWNED, keys, json)), {
+        "no-user": "the authenticator refers to a user that does not exist",
+        taken: "an authenticator with this credential id already exists",
+      });
+      return decode(json);
+    },
+    async getAuthenticator(credentialID) {
+      return decodeOrNull(await get(key.authenticator(credentialID)));
+    },
+    async listAuthenticatorsByUserId(userId) {
+      const rows = texts(await run(LIST_OWNED, [key.userAuthenticators(userId)]));
+      return rows
+        .map((row) => decode<AdapterAuthenticator>(row))
+        .sort((a, b) =>
+          a.credentialID < b.credentialID ? -1 : a.credentialID > b.credentialID ? 1 : 0,
+        );
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      return optimistic("authenticator", async () => {
+        const k = key.authenticator(credentialID);
+        const before = await get(k);
+        if (before === null) fail("no authenticator with this credential id");
+        const json = encode({ ...decode<AdapterAuthenticator>(before), counter: newCounter });
+        const status = text(await run(COMPARE_AND_SET, [k], before, json));
+        if (status === "conflict") return CONFLICT;
+        expectOk(status, {});
+        return decode<AdapterAuthenticator>(json);
+      });
+    },
+  };
+}

@@ -1,0 +1,7 @@
+/**
+ * A Gatehouse adapter for Redis: users, accounts, sessions, verification tokens and WebAuthn
+ * authenticators, through an ioredis or node-redis client.
+ * @module
+ */
+export { RedisAdapter, type RedisAdapterOptions } from "./adapter.js";
+export type { IORedisClientLike, NodeRedisClientLike, RedisClientLike } from "./client.js";

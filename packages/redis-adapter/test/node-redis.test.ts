@@ -1,0 +1,48 @@
+import { runAdapterTests } from "@gatehouse/adapter-test";
+import { createClient } from "redis";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { RedisAdapter } from "../src/index.js";
+import {
+  deleteKeysUnder,
+  ioredis,
+  newSession,
+  newUser,
+  REDIS_URL,
+  readers,
+  redisUnavailable,
+  uniquePrefix,
+} from "./support.js";
+
+const skip = await redisUnavailable("node-redis.test.ts");
+const prefix = uniquePrefix("node-redis-contract");
+// The adapter talks through node-redis; the suite's direct readers and the clean-up use ioredis.
+const client = createClient({ url: REDIS_URL });
+const direct = ioredis();
+const adapter = RedisAdapter(client, { prefix });
+
+describe.skipIf(skip)("node-redis", () => {
+  beforeAll(async () => {
+    await client.connect();
+  });
+  afterAll(async () => {
+    await deleteKeysUnder(direct, prefix);
+    await Promise.all([client.close(), direct.quit()]);
+  });
+
+  runAdapterTests({
+    name: "redis (node-redis)",
+    adapter,
+    db: readers(direct, prefix),
+  });
+
+  test("sessions expire through a TTL with node-redis too", async () => {
+    const user = await adapter.createUser(newUser());
+    const session = await adapter.createSession(newSession(user.id, 60_000));
+    const ttl = await direct.pttl(`${prefix}session:${session.sessionToken}`);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    const found = await adapter.getSessionAndUser(session.sessionToken);
+    expect(found?.user).toEqual(user);
+    expect(found?.session.expires).toEqual(session.expires);
+  });
+});
