@@ -98,47 +98,55 @@ async function run(
   request: Request,
   config: AuthConfig,
   returnRedirect: boolean,
-): Promise<ResponseInternal> {
+): Promise<{ result: ResponseInternal; raw: boolean }> {
+  let resolved: ResolvedConfig | undefined;
+  let configError: unknown;
+  try {
+    resolved = resolveConfig(config);
+  } catch (error) {
+    configError = error;
+  }
+  const logger = resolved?.logger ?? configLogger(config);
+
   let req: RequestInternal;
   try {
-    req = await parseRequest(request, normalizeBasePath(config.basePath));
+    req = await parseRequest(request, resolved?.basePath ?? normalizeBasePath(config.basePath));
   } catch (error) {
     // A body that cannot be read (an aborted upload, say) is the client's problem too.
     const r =
       error instanceof RequestRejection
         ? error
         : new RequestRejection(400, "BadRequest", "The request could not be read");
-    configLogger(config).error(new UnknownAction(r.message));
-    return rejection(r);
+    logger.error(new UnknownAction(r.message));
+    return { result: rejection(r), raw: resolved?.raw ?? false };
   }
 
-  let resolved: ResolvedConfig;
-  try {
-    resolved = resolveConfig(config);
-  } catch (error) {
-    configLogger(config).error(error as Error);
-    return configurationError(req, config, req.url.origin);
+  if (!resolved) {
+    logger.error(configError as Error);
+    return { result: configurationError(req, config, req.url.origin), raw: false };
   }
 
   const ctx = new Context(req, resolved);
   try {
     const result = await actions[req.action](ctx);
     if (ctx.setCookies.length > 0) result.cookies = [...ctx.setCookies, ...(result.cookies ?? [])];
-    return result;
+    return { result, raw: resolved.raw };
   } catch (caught) {
     if (caught instanceof MethodNotAllowed) {
       const r = new RequestRejection(405, "MethodNotAllowed", caught.message, caught.allow);
-      resolved.logger.error(new UnknownAction(r.message));
-      return rejection(r);
+      logger.error(new UnknownAction(r.message));
+      return { result: rejection(r), raw: resolved.raw };
     }
     const error =
       caught instanceof AuthError
         ? caught
         : new AuthError("An unexpected error ended the request", { cause: caught });
-    resolved.logger.error(error);
+    logger.error(error);
     if (resolved.raw && caught instanceof AuthError && !returnRedirect) throw caught;
-    if (req.action === "session" && req.method === "POST") return jsonResult(null, 400);
-    return errorRedirect(ctx, error);
+    if (req.action === "session" && req.method === "POST") {
+      return { result: jsonResult(null, 400), raw: resolved.raw };
+    }
+    return { result: errorRedirect(ctx, error), raw: resolved.raw };
   }
 }
 
@@ -167,12 +175,6 @@ export async function Auth(
   config: AuthConfig,
 ): Promise<Response | ResponseInternal> {
   const returnRedirect = request.headers.has("X-Auth-Return-Redirect");
-  const result = await run(request, config, returnRedirect);
-  let isRaw = false;
-  try {
-    isRaw = resolveConfig(config).raw;
-  } catch {
-    // A broken configuration answers with a Response.
-  }
+  const { result, raw: isRaw } = await run(request, config, returnRedirect);
   return isRaw ? result : toResponse(result, returnRedirect);
 }

@@ -59,6 +59,8 @@ export interface ResolvedConfig {
   raw: boolean;
   debug: boolean;
   redirectProxyUrl: string | undefined;
+  /** The `jwt` callback is the built-in identity: a session check cannot change the token. */
+  identityJwtCallback: boolean;
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
@@ -258,6 +260,7 @@ function build(config: AuthConfig): ResolvedConfig {
     raw: config.raw === raw,
     debug: !!config.debug,
     redirectProxyUrl: config.redirectProxyUrl,
+    identityJwtCallback: !config.callbacks?.jwt,
   };
 }
 

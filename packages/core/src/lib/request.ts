@@ -52,11 +52,21 @@ export function isAuthAction(action: string): action is AuthAction {
   return Object.hasOwn(methods, action);
 }
 
+/** The `Allow` value per action, with and without a provider segment. Built once. */
+const allowed = Object.fromEntries(
+  Object.entries(methods).map(([action, m]) => {
+    const both = [m.get && "GET", m.post && "POST"].filter(Boolean).join(", ");
+    // `signin/<provider>` only starts a flow; the page is `signin` without one.
+    return [action, { without: both, with: action === "signin" ? "POST" : both }];
+  }),
+) as Record<AuthAction, { without: string; with: string }>;
+
 function allowFor(action: AuthAction, providerId: string | undefined): string {
-  const m = methods[action];
-  // `signin/<provider>` only starts a flow; the page is `signin` without one.
-  if (action === "signin" && providerId !== undefined) return "POST";
-  return [m.get && "GET", m.post && "POST"].filter(Boolean).join(", ");
+  return providerId === undefined ? allowed[action].without : allowed[action].with;
+}
+
+function permits(allow: string, method: string): boolean {
+  return (method === "GET" || method === "POST") && allow.includes(method);
 }
 
 function splitPath(pathname: string, basePath: string): string[] | undefined {
@@ -164,7 +174,7 @@ export async function parseRequest(request: Request, basePath: string): Promise<
   }
   const method = request.method.toUpperCase();
   const allow = allowFor(action, providerId);
-  if (!allow.split(", ").includes(method)) {
+  if (!permits(allow, method)) {
     throw new RequestRejection(
       405,
       "MethodNotAllowed",

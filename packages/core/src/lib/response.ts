@@ -40,6 +40,17 @@ export function redirectResult(location: string): ResponseInternal {
  * it themselves.
  */
 export function toResponse(result: ResponseInternal, returnRedirect: boolean): Response {
+  const cookies = result.cookies;
+  if (result.redirect === undefined && !cookies?.length) {
+    // The common case (a session check with nothing to set): no Headers object of our own.
+    const json = !result.headers || result.headers["Content-Type"] === "application/json";
+    const body =
+      typeof result.body === "string" && !json ? result.body : JSON.stringify(result.body ?? null);
+    return new Response(result.body === undefined ? null : body, {
+      status: result.status ?? 200,
+      headers: result.headers,
+    });
+  }
   const headers = new Headers(result.headers);
   for (const cookie of result.cookies ?? []) headers.append("Set-Cookie", serializeCookie(cookie));
   if (result.redirect !== undefined) {

@@ -28,18 +28,15 @@ export interface ParsedJwe {
 
 const acceptedEnc: ReadonlySet<unknown> = new Set(["A256CBC-HS512", "A256GCM"]);
 
-/** Splits and checks the outer shape of a compact JWE. Throws on anything malformed. */
-export function parseJwe(token: string): ParsedJwe {
-  const parts = token.split(".");
-  if (parts.length !== 5) throw new TypeError("not a compact JWE");
-  const [protectedHeader, encryptedKey, iv, ciphertext, tag] = parts as [
-    string,
-    string,
-    string,
-    string,
-    string,
-  ];
-  if (encryptedKey !== "") throw new TypeError("a direct-encryption JWE has no encrypted key");
+/**
+ * Parsed headers by their encoded form. A session cookie's header is the same on every
+ * request, so it is decoded and checked once, not per request. Only valid headers are kept.
+ */
+const parsedHeaders = new Map<string, JweHeader>();
+
+function parseHeader(protectedHeader: string): JweHeader {
+  const cached = parsedHeaders.get(protectedHeader);
+  if (cached) return cached;
   let header: unknown;
   try {
     header = JSON.parse(fromUtf8(fromBase64url(protectedHeader)));
@@ -54,6 +51,24 @@ export function parseJwe(token: string): ParsedJwe {
   if (h.alg !== "dir") throw new TypeError("unsupported JWE alg");
   if (!acceptedEnc.has(h.enc)) throw new TypeError("unsupported JWE enc");
   if ("zip" in h || "crit" in h) throw new TypeError("unsupported JWE header parameter");
+  if (parsedHeaders.size >= 256) parsedHeaders.clear();
+  parsedHeaders.set(protectedHeader, Object.freeze(h));
+  return h;
+}
+
+/** Splits and checks the outer shape of a compact JWE. Throws on anything malformed. */
+export function parseJwe(token: string): ParsedJwe {
+  const parts = token.split(".");
+  if (parts.length !== 5) throw new TypeError("not a compact JWE");
+  const [protectedHeader, encryptedKey, iv, ciphertext, tag] = parts as [
+    string,
+    string,
+    string,
+    string,
+    string,
+  ];
+  if (encryptedKey !== "") throw new TypeError("a direct-encryption JWE has no encrypted key");
+  const h = parseHeader(protectedHeader);
   return { header: h, protectedHeader, iv, ciphertext, tag };
 }
 
@@ -77,11 +92,23 @@ function protectedHeaderFor(key: DerivedKey): string {
   return header;
 }
 
+/** The 64-bit big-endian bit length of the AAD (RFC 7518 AL), without BigInt. */
 function lengthBlock(aad: Uint8Array): Uint8Array {
+  const bits = aad.byteLength * 8;
   const block = new Uint8Array(8);
-  new DataView(block.buffer).setBigUint64(0, BigInt(aad.byteLength) * 8n);
+  const high = Math.floor(bits / 2 ** 32);
+  const low = bits >>> 0;
+  block[0] = high >>> 24;
+  block[1] = (high >>> 16) & 0xff;
+  block[2] = (high >>> 8) & 0xff;
+  block[3] = high & 0xff;
+  block[4] = low >>> 24;
+  block[5] = (low >>> 16) & 0xff;
+  block[6] = (low >>> 8) & 0xff;
+  block[7] = low & 0xff;
   return block;
 }
+
 
 function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
   const cbcTag = (macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ct: Uint8Array) =>
@@ -114,6 +141,7 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
     },
     async decrypt(jwe, key) {
       const aad = Buffer.from(jwe.protectedHeader, "ascii");
+      // Strict decoding: a token has exactly one spelling (no `+`/`/` variants of a byte).
       const iv = fromBase64url(jwe.iv);
       const ct = fromBase64url(jwe.ciphertext);
       const tag = fromBase64url(jwe.tag);

@@ -61,7 +61,8 @@ export async function checkJwtSession(
   }
   if (!decoded) return { session: null, cookies: clear(ctx) };
 
-  const before = JSON.stringify(decoded);
+  // Snapshot the claims only when a custom callback could change them (even in place).
+  const before = config.identityJwtCallback ? undefined : JSON.stringify(decoded);
   const token = await config.callbacks.jwt(
     update ? { token: decoded, trigger: "update", session: update.data } : { token: decoded },
   );
@@ -72,7 +73,7 @@ export async function checkJwtSession(
   const reissue =
     update !== undefined ||
     now - issuedAt >= config.session.updateAge ||
-    JSON.stringify(token) !== before;
+    (before !== undefined && JSON.stringify(token) !== before);
   let cookies: Cookie[] = [];
   let expires: Date;
   if (reissue) {

@@ -1,0 +1,326 @@
+/**
+ * The adapter: one SQL statement per method, built once per adapter with the schema-qualified,
+ * quoted table names.
+ */
+import type {
+  Adapter,
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  VerificationToken,
+} from "@gatehouse/core/adapters";
+import { type PostgresOptions, type Queryable, quoteSchema, type Row, rowsOf } from "./client.js";
+import {
+  accountFields,
+  jsonAccountFields,
+  toAccount,
+  toAuthenticator,
+  toSession,
+  toUser,
+  toVerificationToken,
+} from "./rows.js";
+
+type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
+type TokenKey = Pick<VerificationToken, "identifier" | "token">;
+
+/** What {@link PostgresAdapter} returns: every method of the contract, asynchronous. */
+export interface PostgresAdapterMethods extends Adapter {
+  createUser(user: AdapterUser): Promise<AdapterUser>;
+  getUser(id: string): Promise<AdapterUser | null>;
+  /** `""` (no email) is never found. */
+  getUserByEmail(email: string): Promise<AdapterUser | null>;
+  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
+  /** Throws when no user has this id. */
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
+  /** Deletes the user, and by cascade its accounts, sessions and authenticators. */
+  deleteUser(userId: string): Promise<AdapterUser | null>;
+  /** Throws (unique violation, SQLSTATE 23505) when the provider account is already linked. */
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
+  createSession(session: AdapterSession): Promise<AdapterSession>;
+  /** One joined query. */
+  getSessionAndUser(
+    sessionToken: string,
+  ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  updateSession(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Promise<AdapterSession | null>;
+  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
+  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
+  /** One atomic `DELETE … RETURNING`: of concurrent calls for one token, one gets it. */
+  useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
+  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
+  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
+  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
+  /** Throws when no authenticator has this credential id. */
+  updateAuthenticatorCounter(
+    credentialID: string,
+    newCounter: number,
+  ): Promise<AdapterAuthenticator>;
+}
+
+const USER_COLUMNS = ["id", "name", "email", "emailVerified", "image"] as const;
+/** A quoted column list, optionally prefixed by a table alias. */
+const columns = (names: readonly string[], alias?: string) =>
+  names.map((n) => (alias ? `${alias}."${n}"` : `"${n}"`)).join(", ");
+const USER = columns(USER_COLUMNS);
+const SESSION = columns(["sessionToken", "userId", "expires"]);
+const TOKEN = columns(["identifier", "token", "expires"]);
+const AUTHENTICATOR = columns([
+  "credentialID",
+  "userId",
+  "providerAccountId",
+  "credentialPublicKey",
+  "counter",
+  "credentialDeviceType",
+  "credentialBackedUp",
+  "transports",
+]);
+const ACCOUNT_INSERT = [
+  "id",
+  "userId",
+  "type",
+  "provider",
+  "providerAccountId",
+  ...accountFields,
+] as const;
+
+function fail(message: string): never {
+  // Messages name the kind of row, never a key or a token: they end up in logs.
+  throw new Error(`PostgresAdapter: ${message}`);
+}
+
+const first = (rows: Row[]): Row | undefined => rows[0];
+
+/**
+ * `SET` clauses for the fields of `patch` that are not `undefined` (an update leaves those
+ * alone), numbering parameters from `$2`. Column names come from `columns`, never from `patch`.
+ */
+function assignments(
+  patch: Record<string, unknown>,
+  columns: readonly string[],
+  convert: (column: string, value: unknown) => unknown = (_, v) => v,
+): { set: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const column of columns) {
+    if (patch[column] === undefined) continue;
+    params.push(convert(column, patch[column]));
+    parts.push(`"${column}" = $${params.length + 1}`);
+  }
+  return { set: parts.join(", "), params };
+}
+
+/**
+ * A Gatehouse adapter over PostgreSQL. `client` is anything with `query(text, params)` that
+ * resolves to `{ rows }`: a `pg` `Pool` (recommended on a server), a `pg` `Client`, or PGlite.
+ * Create the tables first with {@link migrate} (or `schema.sql`).
+ *
+ * Every method is one SQL statement: `getSessionAndUser` is a single join, and
+ * `useVerificationToken` a single `DELETE … RETURNING`, so a token is redeemed once however many
+ * requests race for it. Ids are made by the database (`gen_random_uuid()`) unless given; Dates
+ * come back as `Date`, `expires_at` and `counter` as numbers. Driver errors are thrown as they
+ * are (with their SQLSTATE `code`), never swallowed.
+ *
+ * @example
+ * ```ts
+ * import { Pool } from "pg"
+ * import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter"
+ *
+ * const pool = new Pool({ connectionString: process.env.DATABASE_URL })
+ * await migrate(pool)
+ * const config = { adapter: PostgresAdapter(pool), session: { strategy: "database" }, ... }
+ * ```
+ */
+export function PostgresAdapter(
+  client: Queryable,
+  options: PostgresOptions = {},
+): PostgresAdapterMethods {
+  const s = quoteSchema(options.schema);
+  const users = `${s}."users"`;
+  const accounts = `${s}."accounts"`;
+  const sessions = `${s}."sessions"`;
+  const tokens = `${s}."verification_tokens"`;
+  const authenticators = `${s}."authenticators"`;
+
+  const run = (sql: string, params?: unknown[]) => rowsOf(client, sql, params);
+  const one = async (sql: string, params?: unknown[]) => first(await run(sql, params));
+
+  const insertAccount = `INSERT INTO ${accounts} (${columns(ACCOUNT_INSERT)})
+VALUES (COALESCE($1, gen_random_uuid()::text), ${ACCOUNT_INSERT.slice(1)
+    .map((c, i) => (jsonAccountFields.has(c) ? `$${i + 2}::jsonb` : `$${i + 2}`))
+    .join(", ")})
+RETURNING *`;
+
+  // Session and user columns do not overlap, so one flat row carries both.
+  const sessionAndUser = `SELECT s."sessionToken", s."userId", s."expires", ${columns(USER_COLUMNS, "u")}
+FROM ${sessions} s JOIN ${users} u ON u."id" = s."userId"
+WHERE s."sessionToken" = $1`;
+
+  return {
+    async createUser(user) {
+      const row = await one(
+        `INSERT INTO ${users} (${USER}) VALUES (COALESCE($1, gen_random_uuid()::text), $2, $3, $4, $5)
+RETURNING ${USER}`,
+        [
+          user.id || null,
+          user.name ?? null,
+          user.email ?? "",
+          user.emailVerified ?? null,
+          user.image ?? null,
+        ],
+      );
+      return toUser(row ?? fail("INSERT into users returned no row"));
+    },
+    async getUser(id) {
+      const row = await one(`SELECT ${USER} FROM ${users} WHERE "id" = $1`, [id]);
+      return row ? toUser(row) : null;
+    },
+    async getUserByEmail(email) {
+      // The `<> ''` matches the partial unique index, and keeps "no email" from matching.
+      const row = await one(`SELECT ${USER} FROM ${users} WHERE "email" = $1 AND "email" <> ''`, [
+        email,
+      ]);
+      return row ? toUser(row) : null;
+    },
+    async getUserByAccount({ provider, providerAccountId }) {
+      const row = await one(
+        `SELECT ${columns(USER_COLUMNS, "u")} FROM ${users} u
+JOIN ${accounts} a ON a."userId" = u."id"
+WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
+        [provider, providerAccountId],
+      );
+      return row ? toUser(row) : null;
+    },
+    async updateUser(patch) {
+      const { set, params } = assignments(patch, USER_COLUMNS.slice(1), (column, value) =>
+        column === "email" ? (value ?? "") : value,
+      );
+      const row = set
+        ? await one(`UPDATE ${users} SET ${set} WHERE "id" = $1 RETURNING ${USER}`, [
+            patch.id,
+            ...params,
+          ])
+        : await one(`SELECT ${USER} FROM ${users} WHERE "id" = $1`, [patch.id]);
+      return toUser(row ?? fail("no user with this id"));
+    },
+    async deleteUser(userId) {
+      const row = await one(`DELETE FROM ${users} WHERE "id" = $1 RETURNING ${USER}`, [userId]);
+      return row ? toUser(row) : null;
+    },
+
+    async linkAccount(account) {
+      const params = ACCOUNT_INSERT.map((column) => {
+        const value = account[column];
+        if (value === undefined || value === null) return null;
+        if (column === "id") return typeof value === "string" && value ? value : null;
+        return jsonAccountFields.has(column) ? JSON.stringify(value) : value;
+      });
+      const row = await one(insertAccount, params);
+      return toAccount(row ?? fail("INSERT into accounts returned no row"));
+    },
+    async unlinkAccount({ provider, providerAccountId }) {
+      const row = await one(
+        `DELETE FROM ${accounts} WHERE "provider" = $1 AND "providerAccountId" = $2 RETURNING *`,
+        [provider, providerAccountId],
+      );
+      return row ? toAccount(row) : undefined;
+    },
+    async getAccount(providerAccountId, provider) {
+      const row = await one(
+        `SELECT * FROM ${accounts} WHERE "provider" = $1 AND "providerAccountId" = $2`,
+        [provider, providerAccountId],
+      );
+      return row ? toAccount(row) : null;
+    },
+
+    async createSession({ sessionToken, userId, expires }) {
+      const row = await one(
+        `INSERT INTO ${sessions} (${SESSION}) VALUES ($1, $2, $3) RETURNING ${SESSION}`,
+        [sessionToken, userId, expires],
+      );
+      return toSession(row ?? fail("INSERT into sessions returned no row"));
+    },
+    async getSessionAndUser(sessionToken) {
+      const row = await one(sessionAndUser, [sessionToken]);
+      return row ? { session: toSession(row), user: toUser(row) } : null;
+    },
+    async updateSession(patch) {
+      const { set, params } = assignments(patch, ["userId", "expires"]);
+      const row = set
+        ? await one(
+            `UPDATE ${sessions} SET ${set} WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+            [patch.sessionToken, ...params],
+          )
+        : await one(`SELECT ${SESSION} FROM ${sessions} WHERE "sessionToken" = $1`, [
+            patch.sessionToken,
+          ]);
+      return row ? toSession(row) : null;
+    },
+    async deleteSession(sessionToken) {
+      const row = await one(
+        `DELETE FROM ${sessions} WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+        [sessionToken],
+      );
+      return row ? toSession(row) : null;
+    },
+
+    async createVerificationToken({ identifier, token, expires }) {
+      const row = await one(
+        `INSERT INTO ${tokens} (${TOKEN}) VALUES ($1, $2, $3) RETURNING ${TOKEN}`,
+        [identifier, token, expires],
+      );
+      return toVerificationToken(row ?? fail("INSERT into verification_tokens returned no row"));
+    },
+    async useVerificationToken({ identifier, token }) {
+      // Concurrent deletes of one row serialise on its row lock; only the first returns it.
+      const row = await one(
+        `DELETE FROM ${tokens} WHERE "identifier" = $1 AND "token" = $2 RETURNING ${TOKEN}`,
+        [identifier, token],
+      );
+      return row ? toVerificationToken(row) : null;
+    },
+
+    async createAuthenticator(authenticator) {
+      const row = await one(
+        `INSERT INTO ${authenticators} (${AUTHENTICATOR}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+RETURNING ${AUTHENTICATOR}`,
+        [
+          authenticator.credentialID,
+          authenticator.userId,
+          authenticator.providerAccountId,
+          authenticator.credentialPublicKey,
+          authenticator.counter,
+          authenticator.credentialDeviceType,
+          authenticator.credentialBackedUp,
+          authenticator.transports ?? null,
+        ],
+      );
+      return toAuthenticator(row ?? fail("INSERT into authenticators returned no row"));
+    },
+    async getAuthenticator(credentialID) {
+      const row = await one(
+        `SELECT ${AUTHENTICATOR} FROM ${authenticators} WHERE "credentialID" = $1`,
+        [credentialID],
+      );
+      return row ? toAuthenticator(row) : null;
+    },
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await run(
+        `SELECT ${AUTHENTICATOR} FROM ${authenticators} WHERE "userId" = $1 ORDER BY "credentialID"`,
+        [userId],
+      );
+      return rows.map(toAuthenticator);
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const row = await one(
+        `UPDATE ${authenticators} SET "counter" = $2 WHERE "credentialID" = $1
+RETURNING ${AUTHENTICATOR}`,
+        [credentialID, newCounter],
+      );
+      return toAuthenticator(row ?? fail("no authenticator with this credential id"));
+    },
+  };
+}

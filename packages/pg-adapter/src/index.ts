@@ -1,0 +1,7 @@
+/**
+ * A Gatehouse adapter for PostgreSQL: give it a `pg` Pool, a `pg` Client or PGlite.
+ * @module
+ */
+export { PostgresAdapter, type PostgresAdapterMethods } from "./adapter.js";
+export type { PostgresOptions, Queryable } from "./client.js";
+export { createSchemaSql, migrate, schemaSql } from "./schema.js";
