@@ -109,7 +109,6 @@ function lengthBlock(aad: Uint8Array): Uint8Array {
   return block;
 }
 
-
 function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
   const cbcTag = (macKey: Uint8Array, aad: Uint8Array, iv: Uint8Array, ct: Uint8Array) =>
     c

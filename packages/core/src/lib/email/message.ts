@@ -3,7 +3,7 @@
  * the theme's colours.
  */
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 const colour = (value: string | undefined, fallback: string) =>
   value && /^#[0-9a-f]{3,8}$|^[a-z]{3,20}$|^rgba?\([\d\s.,%]+\)$/i.test(value) ? value : fallback;
@@ -15,10 +15,10 @@ export function signInEmail(params: {
 }): { subject: string; html: string; text: string } {
   const { host } = new URL(params.url);
   // A zero-width space after each dot keeps mail clients from turning the host into a link.
-  const displayHost = escape(host.replace(/\./g, ".\u200B"));
+  const displayHost = escapeHtml(host.replace(/\./g, ".\u200B"));
   const brand = colour(params.theme?.brandColor, "#346df1");
   const buttonText = colour(params.theme?.buttonText, "#ffffff");
-  const href = escape(params.url);
+  const href = escapeHtml(params.url);
   const html = `<!DOCTYPE html>
 <html lang="en">
 <body style="margin:0;padding:24px;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
