@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ["gatehouse-source"] },
   ssr: { resolve: { conditions: ["gatehouse-source"] } },
   test: {
-    include: ["packages/*/test/**/*.test.ts"],
+    include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
   },
