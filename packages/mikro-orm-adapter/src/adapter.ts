@@ -188,18 +188,21 @@ export function MikroOrmAdapter<
   const authenticators = (em: EntityManager) =>
     rowsOf<AdapterAuthenticator>(em.getMetadata(AuthenticatorEntity));
 
-  // `em.create` with data checked by `entityData` against the entity's own metadata.
-  const create = <T extends object>(em: EntityManager, entity: EntityName<T>, data: object) =>
-    em.create(entity, data as RequiredEntityData<T>);
+  // Inserts one row (data checked by `entityData` against the entity's own metadata) and
+  // returns it as a plain row.
+  async function insert<T extends object, R>(
+    em: EntityManager,
+    entity: EntityName<T>,
+    rows: { data(input: object): object; row(managed: object): R },
+    input: object,
+  ): Promise<R> {
+    const created = em.create(entity, rows.data(input) as RequiredEntityData<T>);
+    await em.persist(created).flush();
+    return rows.row(created);
+  }
 
   return {
-    createUser: (user) =>
-      run("createUser", async (em) => {
-        const rows = users(em);
-        const created = create(em, UserEntity, rows.data(user));
-        await em.persist(created).flush();
-        return rows.row(created);
-      }),
+    createUser: (user) => run("createUser", (em) => insert(em, UserEntity, users(em), user)),
     getUser: (id) =>
       run("getUser", async (em) => users(em).maybe(await em.findOne(UserEntity, { id }))),
     getUserByEmail: (email) =>
@@ -238,12 +241,7 @@ export function MikroOrmAdapter<
       }),
 
     linkAccount: (account) =>
-      run("linkAccount", async (em) => {
-        const rows = accounts(em);
-        const created = create(em, AccountEntity, rows.data(account));
-        await em.persist(created).flush();
-        return rows.row(created);
-      }),
+      run("linkAccount", (em) => insert(em, AccountEntity, accounts(em), account)),
     unlinkAccount: ({ provider, providerAccountId }) =>
       run("unlinkAccount", async (em) => {
         const account = await em.findOne(AccountEntity, { provider, providerAccountId });
@@ -257,12 +255,7 @@ export function MikroOrmAdapter<
       ),
 
     createSession: (session) =>
-      run("createSession", async (em) => {
-        const rows = sessions(em);
-        const created = create(em, SessionEntity, rows.data(session));
-        await em.persist(created).flush();
-        return rows.row(created);
-      }),
+      run("createSession", (em) => insert(em, SessionEntity, sessions(em), session)),
     getSessionAndUser: (sessionToken) =>
       run("getSessionAndUser", async (em) => {
         const session = await em.findOne(
@@ -291,12 +284,9 @@ export function MikroOrmAdapter<
       }),
 
     createVerificationToken: (verificationToken) =>
-      run("createVerificationToken", async (em) => {
-        const rows = tokens(em);
-        const created = create(em, TokenEntity, rows.data(verificationToken));
-        await em.persist(created).flush();
-        return rows.row(created);
-      }),
+      run("createVerificationToken", (em) =>
+        insert(em, TokenEntity, tokens(em), verificationToken),
+      ),
     useVerificationToken: ({ identifier, token }) =>
       run("useVerificationToken", async (em) => {
         const found = await em.findOne(TokenEntity, { identifier, token });
@@ -308,12 +298,9 @@ export function MikroOrmAdapter<
       }),
 
     createAuthenticator: (authenticator) =>
-      run("createAuthenticator", async (em) => {
-        const rows = authenticators(em);
-        const created = create(em, AuthenticatorEntity, rows.data(authenticator));
-        await em.persist(created).flush();
-        return rows.row(created);
-      }),
+      run("createAuthenticator", (em) =>
+        insert(em, AuthenticatorEntity, authenticators(em), authenticator),
+      ),
     getAuthenticator: (credentialID) =>
       run("getAuthenticator", async (em) =>
         authenticators(em).maybe(await em.findOne(AuthenticatorEntity, { credentialID })),
