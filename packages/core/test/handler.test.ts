@@ -203,6 +203,16 @@ describe("basePath, raw and the action list", () => {
     expect(result.cookies?.map((c) => c.name)).toContain("authjs.session-token");
   });
 
+  test("raw with a broken configuration returns the internal 500, not a Response", async () => {
+    const config = credentialsConfig({ raw, secret: undefined });
+    const result = (await Auth(
+      new Request(`${ORIGIN}/auth/session`),
+      config,
+    )) as unknown as ResponseInternal;
+    expect(result).not.toBeInstanceOf(Response);
+    expect(result.status).toBe(500);
+  });
+
   test("raw rethrows client AuthErrors such as CredentialsSignin to the framework", async () => {
     const config = credentialsConfig({ raw, skipCSRFCheck });
     const request = new Request(`${ORIGIN}/auth/callback/credentials`, {

@@ -23,7 +23,7 @@ import {
 import { renderErrorPage } from "./pages/index.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
 import { htmlResult, jsonResult, redirectResult, toResponse } from "./response.js";
-import type { raw } from "./symbols.js";
+import { raw } from "./symbols.js";
 import type { AuthAction, AuthConfig, ResponseInternal } from "./types/config.js";
 
 const actions: Record<AuthAction, (ctx: Context) => ResponseInternal | Promise<ResponseInternal>> =
@@ -118,12 +118,12 @@ async function run(
         ? error
         : new RequestRejection(400, "BadRequest", "The request could not be read");
     logger.error(new UnknownAction(r.message));
-    return { result: rejection(r), raw: resolved?.raw ?? false };
+    return { result: rejection(r), raw: resolved?.raw ?? config.raw === raw };
   }
 
   if (!resolved) {
     logger.error(configError as Error);
-    return { result: configurationError(req, config, req.url.origin), raw: false };
+    return { result: configurationError(req, config, req.url.origin), raw: config.raw === raw };
   }
 
   const ctx = new Context(req, resolved);
