@@ -10,5 +10,6 @@ export type {
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
+  CompleteAdapter,
   VerificationToken,
 } from "./lib/types/models.js";

@@ -8,6 +8,7 @@ import type {
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
+  CompleteAdapter,
   VerificationToken,
 } from "./lib/types/models.js";
 
@@ -35,35 +36,11 @@ export interface MemoryAdapterRows {
 }
 
 /** What {@link MemoryAdapter} returns: every contract method, asynchronous, plus test helpers. */
-export interface InMemoryAdapter extends Adapter {
-  createUser(user: AdapterUser): Promise<AdapterUser>;
-  getUser(id: string): Promise<AdapterUser | null>;
-  getUserByEmail(email: string): Promise<AdapterUser | null>;
-  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
-  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
+export interface InMemoryAdapter extends CompleteAdapter {
   /** Also deletes the user's sessions, accounts and authenticators. */
   deleteUser(userId: string): Promise<AdapterUser | null>;
-  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
   /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
-  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
-  createSession(session: AdapterSession): Promise<AdapterSession>;
-  getSessionAndUser(
-    sessionToken: string,
-  ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
-  updateSession(
-    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
-  ): Promise<AdapterSession | null>;
-  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
-  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
-  useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
-  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
-  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
-  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
-  updateAuthenticatorCounter(
-    credentialID: string,
-    newCounter: number,
-  ): Promise<AdapterAuthenticator>;
   /** Reads stored rows directly, for assertions in tests. */
   readonly rows: MemoryAdapterRows;
   /** Deletes every row. */

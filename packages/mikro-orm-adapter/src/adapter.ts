@@ -8,6 +8,7 @@ import type {
   AdapterSession,
   AdapterUser,
   VerificationToken as AdapterVerificationToken,
+  CompleteAdapter,
 } from "@gatehouse/core/adapters";
 import type {
   EntityManager,
@@ -64,9 +65,7 @@ export interface MikroOrmAdapterOptions<
 }
 
 /** What {@link MikroOrmAdapter} returns: every method of the contract, asynchronous. */
-export interface MikroOrmAdapterMethods extends Adapter {
-  createUser(user: AdapterUser): Promise<AdapterUser>;
-  getUser(id: string): Promise<AdapterUser | null>;
+export interface MikroOrmAdapterMethods extends CompleteAdapter {
   /** `""` (no email) is never found. */
   getUserByEmail(email: string): Promise<AdapterUser | null>;
   /** One query, joining the accounts. */
@@ -77,9 +76,6 @@ export interface MikroOrmAdapterMethods extends Adapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (a unique constraint violation) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
-  unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
-  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
-  createSession(session: AdapterSession): Promise<AdapterSession>;
   /** One query, joining the user. */
   getSessionAndUser(
     sessionToken: string,
@@ -88,15 +84,8 @@ export interface MikroOrmAdapterMethods extends Adapter {
   updateSession(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Promise<AdapterSession | null>;
-  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
-  createVerificationToken(
-    verificationToken: AdapterVerificationToken,
-  ): Promise<AdapterVerificationToken>;
   /** Of concurrent calls for one token, exactly one gets it: the one whose delete removed it. */
   useVerificationToken(key: TokenKey): Promise<AdapterVerificationToken | null>;
-  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
-  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
-  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
   /** Throws when no authenticator has this credential id. */
   updateAuthenticatorCounter(
     credentialID: string,

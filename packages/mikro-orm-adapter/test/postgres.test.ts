@@ -131,6 +131,7 @@ describe.skipIf(skip)("MikroOrmAdapter on PostgreSQL", () => {
   });
 
   test("the schema is what updateSchema would create: no pending changes", async () => {
-    expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toBe("");
+    const pending = await orm.schema.getUpdateSchemaSQL({ wrap: false });
+    expect(pending, pending).toBe("");
   });
 });

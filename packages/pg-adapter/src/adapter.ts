@@ -8,6 +8,7 @@ import type {
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
+  CompleteAdapter,
   VerificationToken,
 } from "@gatehouse/core/adapters";
 import { type PostgresOptions, type Queryable, quoteSchema, type Row, rowsOf } from "./client.js";
@@ -25,35 +26,21 @@ type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
 type TokenKey = Pick<VerificationToken, "identifier" | "token">;
 
 /** What {@link PostgresAdapter} returns: every method of the contract, asynchronous. */
-export interface PostgresAdapterMethods extends Adapter {
-  createUser(user: AdapterUser): Promise<AdapterUser>;
-  getUser(id: string): Promise<AdapterUser | null>;
+export interface PostgresAdapterMethods extends CompleteAdapter {
   /** `""` (no email) is never found. */
   getUserByEmail(email: string): Promise<AdapterUser | null>;
-  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
   /** Throws when no user has this id. */
   updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
   /** Deletes the user, and by cascade its accounts, sessions and authenticators. */
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (unique violation, SQLSTATE 23505) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
-  unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
-  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
-  createSession(session: AdapterSession): Promise<AdapterSession>;
   /** One joined query. */
   getSessionAndUser(
     sessionToken: string,
   ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
-  updateSession(
-    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
-  ): Promise<AdapterSession | null>;
-  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
-  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
   /** One atomic `DELETE … RETURNING`: of concurrent calls for one token, one gets it. */
   useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
-  createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
-  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
-  listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
   /** Throws when no authenticator has this credential id. */
   updateAuthenticatorCounter(
     credentialID: string,

@@ -4,6 +4,7 @@ import type {
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
+  CompleteAdapter,
   VerificationToken,
 } from "@gatehouse/core/adapters";
 import { commandsOf, type RedisClientLike, type Script, text, texts } from "./client.js";
@@ -38,13 +39,11 @@ export interface RedisAdapterOptions {
 }
 
 /** What {@link RedisAdapter} returns: every method of the adapter contract, asynchronous. */
-export interface RedisAdapter extends Adapter {
+export interface RedisAdapter extends CompleteAdapter {
   /** Rejects when the id, or the (non-empty) email, is already taken. */
   createUser(user: AdapterUser): Promise<AdapterUser>;
-  getUser(id: string): Promise<AdapterUser | null>;
   /** `null` for the empty email: it means "no email" and is never indexed. */
   getUserByEmail(email: string): Promise<AdapterUser | null>;
-  getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
   /** Rejects when the user does not exist, or when another user has the new email. */
   updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
   /** Also deletes the user's sessions, accounts, authenticators and email index entry. */
@@ -53,7 +52,6 @@ export interface RedisAdapter extends Adapter {
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
   /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
-  getAccount(providerAccountId: string, provider: string): Promise<AdapterAccount | null>;
   /** The session key expires at `expires`. Rejects when the user does not exist. */
   createSession(session: AdapterSession): Promise<AdapterSession>;
   /** One round trip. `null` when the session is unknown or expired, or its user is gone. */
@@ -64,14 +62,12 @@ export interface RedisAdapter extends Adapter {
   updateSession(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Promise<AdapterSession | null>;
-  deleteSession(sessionToken: string): Promise<AdapterSession | null>;
   /** The token key expires at `expires`. Rejects when the same token already exists. */
   createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
   /** `GETDEL`: among concurrent calls for one token, exactly one gets it. */
   useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
   /** Rejects when the user does not exist, or the credential id is taken. */
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
-  getAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
   /** Sorted by `credentialID`; `[]` for an unknown user. */
   listAuthenticatorsByUserId(userId: string): Promise<AdapterAuthenticator[]>;
   /** Rejects when the authenticator does not exist. */

@@ -53,6 +53,21 @@ type Store = Required<
 > &
   Adapter;
 
+/**
+ * The owner of the account, waiting briefly for a concurrent sign-in of the same account that
+ * has created its user but not yet linked the account. Only refusal and conflict paths call
+ * this, so a normal sign-in never waits.
+ */
+async function ownerAfterRace(store: Store, account: ResolveParams["account"]) {
+  const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+  for (const delay of [0, 10, 25, 50, 100, 200]) {
+    if (delay) await new Promise((resolve) => setTimeout(resolve, delay));
+    const owner = await store.getUserByAccount(key);
+    if (owner) return owner;
+  }
+  return null;
+}
+
 async function link(ctx: Context, store: Store, user: AdapterUser, params: ResolveParams) {
   const account: AdapterAccount = { ...params.account, userId: user.id };
   await store.linkAccount(account);
@@ -61,11 +76,7 @@ async function link(ctx: Context, store: Store, user: AdapterUser, params: Resol
 
 async function create(ctx: Context, store: Store, params: ResolveParams): Promise<Resolution> {
   const { account } = params;
-  const owner = () =>
-    store.getUserByAccount({
-      provider: account.provider,
-      providerAccountId: account.providerAccountId,
-    });
+  const owner = () => ownerAfterRace(store, account);
   let user: AdapterUser;
   try {
     user = await store.createUser({
@@ -124,6 +135,10 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
   const byEmail = email ? await store.getUserByEmail(email) : null;
   if (byEmail) {
     if (!params.allowDangerousEmailAccountLinking) {
+      // The "other" user may be a concurrent first sign-in of this very account, between
+      // creating its user and linking the account.
+      const winner = await ownerAfterRace(store, account);
+      if (winner) return { user: winner, isNewUser: false };
       throw params.notLinked("Another account already uses this email address");
     }
     await link(ctx, store, byEmail, params);

@@ -197,3 +197,14 @@ export interface Adapter {
     newCounter: number,
   ): Awaitable<AdapterAuthenticator>;
 }
+
+/**
+ * Every method of the contract, required and returning a promise: the shape of an adapter that
+ * implements all of it. An adapter's own interface extends it to document (and narrow) what its
+ * methods do.
+ */
+export type CompleteAdapter = {
+  [K in keyof Adapter]-?: (
+    ...args: Parameters<NonNullable<Adapter[K]>>
+  ) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>;
+};
