@@ -190,6 +190,24 @@ describe("races and failures", () => {
     expect(adapter.rows.count().accounts).toBe(1);
   });
 
+  test("with dangerous email linking, two concurrent first sign-ins of one account both succeed", async () => {
+    const { adapter, context } = setup("database");
+    const existing = await makeUser(adapter);
+    const link = adapter.linkAccount!;
+    // A slow store: both sign-ins find the user by email before either link lands.
+    adapter.linkAccount = async (account) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return link(account);
+    };
+    const results = await Promise.all(
+      [1, 2].map(async () =>
+        resolveUser(await context(), params({ allowDangerousEmailAccountLinking: true })),
+      ),
+    );
+    expect(results.map((r) => r.user.id)).toEqual([existing.id, existing.id]);
+    expect(adapter.rows.count().accounts).toBe(1);
+  });
+
   test("linkAccount failing after createUser leaves no orphan user behind", async () => {
     const { adapter, context } = setup("database");
     const failing = adapter.linkAccount!;

@@ -158,7 +158,12 @@ export function MikroOrmAdapter<
     } catch (cause) {
       if (cause instanceof Refusal) throw cause;
       const kind = cause instanceof Error ? cause.name : typeof cause;
-      throw new Error(`MikroOrmAdapter.${method} failed (${kind})`, { cause });
+      // MikroORM's messages quote the SQL with its parameters (session tokens, emails) inlined:
+      // keep only the exception's class and the database's error code, never the message.
+      const code = (cause as { code?: unknown } | null)?.code;
+      throw new Error(`MikroOrmAdapter.${method} failed (${kind})`, {
+        cause: { name: kind, ...(typeof code === "string" ? { code } : {}) },
+      });
     }
   }
 

@@ -141,7 +141,14 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
       if (winner) return { user: winner, isNewUser: false };
       throw params.notLinked("Another account already uses this email address");
     }
-    await link(ctx, store, byEmail, params);
+    try {
+      await link(ctx, store, byEmail, params);
+    } catch (error) {
+      // A concurrent first sign-in of this same account may have linked it to this user first.
+      const winner = await ownerAfterRace(store, account);
+      if (winner?.id === byEmail.id) return { user: winner, isNewUser: false };
+      throw error;
+    }
     return { user: byEmail, isNewUser: false };
   }
   return create(ctx, store, params);
