@@ -3,7 +3,6 @@
  * @module
  */
 import type {
-  Adapter,
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,

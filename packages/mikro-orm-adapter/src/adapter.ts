@@ -2,7 +2,6 @@
  * The adapter: every method works in its own fork of the EntityManager and returns plain rows.
  */
 import type {
-  Adapter,
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,

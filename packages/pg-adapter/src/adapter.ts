@@ -3,7 +3,6 @@
  * quoted table names.
  */
 import type {
-  Adapter,
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
