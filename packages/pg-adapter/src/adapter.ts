@@ -21,7 +21,6 @@ import {
   toVerificationToken,
 } from "./rows.js";
 
-type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
 type TokenKey = Pick<VerificationToken, "identifier" | "token">;
 
 /** What {@link PostgresAdapter} returns: every method of the contract, asynchronous. */
