@@ -10,7 +10,8 @@ const BATCH = 8;
 /**
  * Runs `op` back to back until about `ms` milliseconds of it have been timed. An op is a function,
  * or `{ prepare, run }`: `prepare()` builds one call's input (a fresh `Request`, say) outside the
- * clock, a batch at a time, and only `run(input)` is timed.
+ * clock, a batch at a time, and only `run(input)` is timed. `prepare` may return a promise (an
+ * OAuth sign-in that the timed callback completes, say); it is awaited outside the clock too.
  */
 async function runFor(op, ms) {
   const run = typeof op === "function" ? op : op.run;
@@ -19,7 +20,10 @@ async function runFor(op, ms) {
   let timed = 0;
   const inputs = new Array(BATCH);
   while (timed < ms) {
-    for (let i = 0; i < BATCH; i++) inputs[i] = prepare();
+    for (let i = 0; i < BATCH; i++) {
+      const input = prepare();
+      inputs[i] = input instanceof Promise ? await input : input;
+    }
     const start = performance.now();
     for (let i = 0; i < BATCH; i++) await run(inputs[i]);
     timed += performance.now() - start;
@@ -66,9 +70,11 @@ function summarize(slices) {
  * Times contenders (`{ name: op }`) for `budgetMs` each, in `slices` interleaved slices, after
  * `warmupMs` of warm-up each; the order alternates every slice. With two contenders `ratio` is
  * the median, over the slices, of first-contender rate / second-contender rate: slice i of each ran back to
- * back, so load from outside the process that hits both cancels out of their quotient.
+ * back, so load from outside the process that hits both cancels out of their quotient. With a
+ * `baseline` (one of the names), `ratios[name]` is that median for every other contender
+ * against the baseline, so several contenders can be timed against one in a single run.
  */
-export async function compare(contenders, { budgetMs, slices, warmupMs }) {
+export async function compare(contenders, { budgetMs, slices, warmupMs, baseline }) {
   const names = Object.keys(contenders);
   for (const name of names) await runFor(contenders[name], warmupMs);
   const taken = Object.fromEntries(names.map((n) => [n, []]));
@@ -78,9 +84,11 @@ export async function compare(contenders, { budgetMs, slices, warmupMs }) {
     for (const name of order) taken[name].push(await runFor(contenders[name], sliceMs));
   }
   const result = Object.fromEntries(names.map((n) => [n, summarize(taken[n])]));
-  if (names.length === 2) {
-    const [a, b] = names.map((n) => result[n].rates);
-    result.ratio = median(a.map((rate, i) => rate / b[i]));
+  const quotient = (a, b) => median(result[a].rates.map((rate, i) => rate / result[b].rates[i]));
+  if (names.length === 2) result.ratio = quotient(names[0], names[1]);
+  if (baseline !== undefined) {
+    result.ratios = {};
+    for (const name of names) if (name !== baseline) result.ratios[name] = quotient(name, baseline);
   }
   return result;
 }

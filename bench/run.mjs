@@ -2,24 +2,29 @@
  * `npm run bench`: Gatehouse against @auth/core, side by side in one process.
  *
  * Each scenario is checked once per library before it is timed, so a library answering with an
- * error cannot look fast; a failed check exits non-zero. A missed target prints MISS and still
- * exits 0. Environment knobs: BENCH_BUDGET_MS (timed ms per library per scenario, default 1500)
- * and BENCH_WARMUP_MS (warm-up of both libraries on every scenario before any timing, default
- * 16000: @auth/core has far more code for V8 to optimise, and a short warm-up flatters Gatehouse).
+ * error cannot look fast; a failed check exits non-zero, and so does an error either library
+ * logs while it is timed. A missed target prints MISS and still exits 0, and so does a store
+ * server that cannot be reached (its rows say "skipped"). Environment knobs: BENCH_BUDGET_MS
+ * (timed ms per library per scenario, default 1500), BENCH_WARMUP_MS (warm-up of both libraries
+ * on the JWT scenarios before any timing, default 16000: @auth/core has far more code for V8 to
+ * optimise, and a short warm-up flatters Gatehouse); the database and OAuth scenarios then get
+ * another half of it and the store scenarios another quarter (BENCH_IO_WARMUP_MS and
+ * BENCH_STORE_WARMUP_MS override those), and DATABASE_URL / REDIS_URL name the stores.
  */
 import { availableParallelism, cpus } from "node:os";
+import { CheckFailed, check, recordingLogger } from "./check.mjs";
 import { contenders, SALT, sessionRequest, USER } from "./contenders.mjs";
+import { checkDatabaseSession, memoryContenders } from "./database.mjs";
 import { compare, warmUp } from "./harness.mjs";
+import { oauthContenders } from "./oauth.mjs";
+import { startProvider } from "./oauth-provider.mjs";
+import { openStores } from "./stores.mjs";
 
 const budgetMs = Number(process.env.BENCH_BUDGET_MS ?? 1500);
 const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 16_000);
+const ioWarmupMs = Number(process.env.BENCH_IO_WARMUP_MS ?? warmupMs / 2);
+const storeWarmupMs = Number(process.env.BENCH_STORE_WARMUP_MS ?? warmupMs / 4);
 const slices = 30;
-
-class CheckFailed extends Error {}
-
-function check(condition, message) {
-  if (!condition) throw new CheckFailed(message);
-}
 
 function json(body, who) {
   try {
@@ -124,9 +129,53 @@ function table(rows) {
   return [fmt(header), rule, ...rows.map(fmt)].join("\n");
 }
 
-async function main() {
-  if (!globalThis.crypto?.subtle) throw new Error("globalThis.crypto is missing: use Node 20+");
-  const started = performance.now();
+/** The table rows and the BENCH summary, filled scenario by scenario. */
+function report() {
+  const rows = [];
+  const summary = [];
+  let targeted = 0;
+  return {
+    rows,
+    summary,
+    get targeted() {
+      return targeted;
+    },
+    /** A timed row; `a` (the @auth/core figures) and `ratio` may be missing for an info row. */
+    add({ id, label, target, g, a, ratio }) {
+      if (target !== null) targeted++;
+      const verdict = target === null ? "info" : ratio >= target ? "PASS" : "MISS";
+      rows.push([
+        label,
+        `${fmtOps(g.opsPerSec)} ${fmtRsd(g.rsd)}`,
+        a ? `${fmtOps(a.opsPerSec)} ${fmtRsd(a.rsd)}` : "—",
+        ratio === undefined ? "—" : `${ratio.toFixed(1)}×`,
+        target === null ? "—" : `≥ ${target}×`,
+        verdict,
+      ]);
+      const goal = target === null ? "" : `/${target}x`;
+      const shown = ratio === undefined ? "-" : `${ratio.toFixed(1)}x`;
+      const figures = `${Math.round(g.opsPerSec)}/${a ? Math.round(a.opsPerSec) : "-"}`;
+      summary.push(`${id}=${shown}${goal}:${verdict}(${figures})`);
+    },
+    /** A row that could not run: a targeted one still counts, as not passed. */
+    skip({ id, label, target, reason }) {
+      if (target !== null) targeted++;
+      console.log(`skipped: ${reason} (${id})`);
+      rows.push([
+        label,
+        "—",
+        "—",
+        "—",
+        target === null ? "—" : `≥ ${target}×`,
+        `skipped: ${reason}`,
+      ]);
+      summary.push(`${id}=skipped`);
+    },
+  };
+}
+
+/** The JWT scenarios: the first six rows. */
+async function jwtScenarios(out) {
   const libs = await contenders();
   const gatehouse = libs.Gatehouse;
   const authjs = libs["@auth/core"];
@@ -136,14 +185,6 @@ async function main() {
     (await gatehouse.decodeToken(authjs.cookie))?.sub === USER.sub,
     "Gatehouse cannot read a session token minted by @auth/core",
   );
-
-  const cpu = cpus()[0]?.model ?? "unknown CPU";
-  console.log(
-    `node ${process.version}, ${availableParallelism()} CPU(s) (${cpu}); ` +
-      `${budgetMs} ms per library per scenario in ${slices} interleaved slices, ` +
-      `after ${warmupMs} ms of warm-up over all scenarios`,
-  );
-
   for (const s of scenarios) {
     const notes = [];
     for (const lib of [gatehouse, authjs]) notes.push(`${lib.name}: ${await s.check(lib)}`);
@@ -153,37 +194,157 @@ async function main() {
     scenarios.flatMap((s) => [gatehouse[s.op], authjs[s.op]]),
     { totalMs: warmupMs },
   );
-
-  const rows = [];
-  const summary = [];
   for (const s of scenarios) {
     const result = await compare(
       { Gatehouse: gatehouse[s.op], "@auth/core": authjs[s.op] },
       { budgetMs, slices, warmupMs: 200 },
     );
-    const g = result.Gatehouse;
-    const a = result["@auth/core"];
-    const { ratio } = result;
-    const verdict = s.target === null ? "info" : ratio >= s.target ? "PASS" : "MISS";
-    rows.push([
-      s.label,
-      `${fmtOps(g.opsPerSec)} ${fmtRsd(g.rsd)}`,
-      `${fmtOps(a.opsPerSec)} ${fmtRsd(a.rsd)}`,
-      `${ratio.toFixed(1)}×`,
-      s.target === null ? "—" : `≥ ${s.target}×`,
-      verdict,
-    ]);
-    const goal = s.target === null ? "" : `/${s.target}x`;
-    summary.push(
-      `${s.id}=${ratio.toFixed(1)}x${goal}:${verdict}` +
-        `(${Math.round(g.opsPerSec)}/${Math.round(a.opsPerSec)})`,
+    out.add({ ...s, g: result.Gatehouse, a: result["@auth/core"], ratio: result.ratio });
+  }
+  return gatehouse.cookie;
+}
+
+/**
+ * The database session on the memory adapters (issue 3) and the full OAuth callback (issue 4),
+ * against the loopback provider. Both pairs are checked, then warmed up together.
+ */
+async function ioScenarios(out, provider, log) {
+  const memory = await memoryContenders({ base: provider.base, logger: log.logger });
+  const oauth = oauthContenders(provider.base, log.logger);
+  const pairs = [
+    {
+      id: "session-db-memory",
+      label: "GET /auth/session, database session, memory adapter",
+      target: 5,
+      libs: memory,
+      op: "session",
+      check: (lib) => checkDatabaseSession(lib, "adapter call"),
+    },
+    {
+      id: "oauth-callback",
+      label: "GET /auth/callback: PKCE, token exchange, userinfo, JWT",
+      target: 2,
+      libs: oauth,
+      op: "callback",
+      check: (lib) => lib.check(),
+    },
+  ];
+  const before = await provider.stats();
+  for (const p of pairs) {
+    const notes = [];
+    for (const lib of Object.values(p.libs)) notes.push(`${lib.name}: ${await p.check(lib)}`);
+    log.assertClean(p.id);
+    console.log(`checked ${p.id} (${notes.join("; ")})`);
+  }
+  const after = await provider.stats();
+  check(
+    after.token - before.token === 2 && after.userinfo - before.userinfo === 2,
+    "the OAuth checks did not reach the provider's token and userinfo endpoints once each",
+  );
+  await warmUp(
+    pairs.flatMap((p) => [p.libs.Gatehouse[p.op], p.libs["@auth/core"][p.op]]),
+    { totalMs: ioWarmupMs },
+  );
+  log.assertClean("the warm-up of the database and OAuth scenarios");
+  for (const p of pairs) {
+    const result = await compare(
+      { Gatehouse: p.libs.Gatehouse[p.op], "@auth/core": p.libs["@auth/core"][p.op] },
+      { budgetMs, slices, warmupMs: 200 },
     );
+    log.assertClean(p.id);
+    out.add({ ...p, g: result.Gatehouse, a: result["@auth/core"], ratio: result.ratio });
+  }
+  const end = await provider.stats();
+  check(end.rejected === 0, `the OAuth provider rejected ${end.rejected} request(s)`);
+  check(end.token === end.userinfo, "some OAuth callbacks got a token but asked for no profile");
+}
+
+/**
+ * The database session on real stores (issue 6): Gatehouse on the PostgreSQL server, on PGlite
+ * and on Redis, against @auth/core with @auth/pg-adapter on the same PostgreSQL server.
+ */
+async function storeScenarios(out, provider, log) {
+  const rows = [
+    {
+      id: "session-db-pg",
+      label: "GET /auth/session, database session, PostgreSQL server",
+      target: 3,
+      store: "pg",
+    },
+    {
+      id: "session-db-pglite",
+      label: "  same, Gatehouse on PGlite (vs @auth/core on the server)",
+      target: null,
+      store: "pglite",
+    },
+    {
+      id: "session-db-redis",
+      label: "  same, Gatehouse on Redis (vs @auth/core on the server)",
+      target: null,
+      store: "redis",
+    },
+  ];
+  const stores = await openStores({ base: provider.base, logger: log.logger });
+  try {
+    const authjs = stores.pg.authjs;
+    const timed = {};
+    const notes = [];
+    if (authjs) notes.push(`@auth/core pg: ${await checkDatabaseSession(authjs, "query")}`);
+    for (const row of rows) {
+      const lib = stores[row.store].gatehouse;
+      if (!lib) continue;
+      const unit = row.store === "redis" ? "command" : "query";
+      notes.push(`Gatehouse ${row.store}: ${await checkDatabaseSession(lib, unit)}`);
+      timed[row.id] = lib.session;
+    }
+    log.assertClean("the store checks");
+    console.log(`checked session-db-* (${notes.join("; ")})`);
+    const baseline = authjs ? "@auth/core" : undefined;
+    if (authjs) timed["@auth/core"] = authjs.session;
+    await warmUp(Object.values(timed), { totalMs: storeWarmupMs });
+    log.assertClean("the warm-up of the store scenarios");
+    const result = await compare(timed, { budgetMs, slices, warmupMs: 200, baseline });
+    log.assertClean("session-db-*");
+    for (const row of rows) {
+      const { skipped } = stores[row.store];
+      if (skipped) {
+        out.skip({ ...row, reason: skipped });
+        continue;
+      }
+      const a = baseline ? result[baseline] : undefined;
+      out.add({ ...row, g: result[row.id], a, ratio: result.ratios?.[row.id] });
+    }
+  } finally {
+    await stores.close();
+  }
+}
+
+async function main() {
+  if (!globalThis.crypto?.subtle) throw new Error("globalThis.crypto is missing: use Node 20+");
+  const started = performance.now();
+  const cpu = cpus()[0]?.model ?? "unknown CPU";
+  console.log(
+    `node ${process.version}, ${availableParallelism()} CPU(s) (${cpu}); ` +
+      `${budgetMs} ms per library per scenario in ${slices} interleaved slices, ` +
+      `after ${warmupMs} ms of warm-up over the JWT scenarios, then ${ioWarmupMs} ms over the ` +
+      `database and OAuth ones and ${storeWarmupMs} ms over the store ones`,
+  );
+
+  const out = report();
+  const cookie = await jwtScenarios(out);
+  const provider = await startProvider();
+  const log = recordingLogger();
+  try {
+    await ioScenarios(out, provider, log);
+    await storeScenarios(out, provider, log);
+  } finally {
+    provider.stop();
   }
 
   // What a server pays per request with either library, outside the timed calls above.
   const fixed = await compare(
     {
-      request: () => sessionRequest(gatehouse.cookie),
+      request: () => sessionRequest(cookie),
       body: { prepare: () => new Response("null"), run: (response) => response.text() },
     },
     { budgetMs: 300, slices: 2, warmupMs: 100 },
@@ -195,7 +356,7 @@ async function main() {
   );
 
   console.log();
-  console.log(table(rows));
+  console.log(table(out.rows));
   console.log(
     "ops/s: median of the slices, ± their relative spread; ratio: median of the per-slice ratios.",
   );
@@ -203,10 +364,9 @@ async function main() {
     "* end to end = new Request + Auth() + reading the body; rows above time Auth() alone.",
   );
   console.log();
-  const passed = summary.filter((s) => s.includes(":PASS")).length;
-  const targeted = scenarios.filter((s) => s.target !== null).length;
+  const passed = out.summary.filter((s) => s.includes(":PASS")).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
-  console.log(`BENCH ${passed}/${targeted} pass ${summary.join(" ")} ${seconds}s`);
+  console.log(`BENCH ${passed}/${out.targeted} pass ${out.summary.join(" ")} ${seconds}s`);
 }
 
 main().catch((error) => {

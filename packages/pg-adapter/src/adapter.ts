@@ -10,7 +10,14 @@ import type {
   CompleteAdapter,
   VerificationToken,
 } from "@gatehouse/core/adapters";
-import { type PostgresOptions, type Queryable, quoteSchema, type Row, rowsOf } from "./client.js";
+import {
+  isNodePostgres,
+  type PostgresOptions,
+  type Queryable,
+  quoteSchema,
+  type Row,
+  rowsOf,
+} from "./client.js";
 import {
   accountFields,
   jsonAccountFields,
@@ -130,7 +137,8 @@ export function PostgresAdapter(
   const tokens = `${s}."verification_tokens"`;
   const authenticators = `${s}."authenticators"`;
 
-  const run = (sql: string, params?: unknown[]) => rowsOf(client, sql, params);
+  const named = isNodePostgres(client);
+  const run = (sql: string, params?: unknown[]) => rowsOf(client, sql, params, named);
   const one = async (sql: string, params?: unknown[]) => first(await run(sql, params));
 
   const insertAccount = `INSERT INTO ${accounts} (${columns(ACCOUNT_INSERT)})

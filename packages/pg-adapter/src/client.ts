@@ -35,8 +35,57 @@ export function quoteSchema(schema = "public"): string {
 /** A row as the driver returns it. */
 export type Row = Record<string, unknown>;
 
+/** node-postgres (`pg`) Pools and Clients take a query config, and so named statements. */
+interface NamedQueryable {
+  query(config: { name: string; text: string; values?: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+
+/**
+ * Whether the client is node-postgres: a `pg` Pool or Client has `connect`, PGlite does not.
+ * Only node-postgres gets named statements; everything else gets plain `query(text, params)`.
+ */
+export function isNodePostgres(client: Queryable): boolean {
+  return typeof (client as { connect?: unknown }).connect === "function";
+}
+
+const names = new Map<string, string>();
+
+/**
+ * A stable name for a statement's text: PostgreSQL then parses and plans it once per connection
+ * instead of on every call (the planning of the session join costs more than running it).
+ * Different texts (another schema, another set of columns) get different names.
+ */
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    // FNV-1a over the text, twice with different seeds: 64 bits, no crypto needed.
+    let a = 0x811c9dc5;
+    let b = 0x01000193;
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      a = Math.imul(a ^ c, 0x01000193) >>> 0;
+      b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
+    }
+    name = `gatehouse_${a.toString(36)}_${b.toString(36)}`;
+    if (names.size > 1000) names.clear();
+    names.set(text, name);
+  }
+  return name;
+}
+
 /** Runs `text` and returns its rows. Errors from the driver are passed on untouched. */
-export async function rowsOf(client: Queryable, text: string, params?: unknown[]): Promise<Row[]> {
-  const result = await client.query(text, params);
+export async function rowsOf(
+  client: Queryable,
+  text: string,
+  params?: unknown[],
+  named = false,
+): Promise<Row[]> {
+  const result = named
+    ? await (client as unknown as NamedQueryable).query({
+        name: statementName(text),
+        text,
+        values: params,
+      })
+    : await client.query(text, params);
   return result.rows as Row[];
 }

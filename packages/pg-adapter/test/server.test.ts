@@ -76,6 +76,36 @@ describe.skipIf(!serverReachable)("PostgreSQL server", () => {
 
   connectionDropCases();
 
+  describe("named statements", () => {
+    test("node-postgres clients prepare each statement once per connection", async () => {
+      const schema = freshSchemaName();
+      const client = new Client({ connectionString: DATABASE_URL });
+      await client.connect();
+      try {
+        await migrate(client, { schema });
+        const adapter = PostgresAdapter(client, { schema });
+        const user = await adapter.createUser({
+          id: crypto.randomUUID(),
+          email: "",
+          emailVerified: null,
+        });
+        const expires = new Date(Date.now() + 60_000);
+        await adapter.createSession({ sessionToken: "named-1", userId: user.id, expires });
+        for (let i = 0; i < 3; i++)
+          expect(await adapter.getSessionAndUser("named-1")).not.toBeNull();
+        const { rows } = await client.query(
+          "SELECT name, statement FROM pg_prepared_statements WHERE name LIKE 'gatehouse_%'",
+        );
+        const join = rows.filter((r: { statement: string }) => r.statement.includes("JOIN"));
+        // One prepared join, reused by all three checks.
+        expect(join).toHaveLength(1);
+      } finally {
+        await drop(client, schema);
+        await client.end();
+      }
+    });
+  });
+
   describe("migrate", () => {
     const pool = newPool(8);
     const schemas: string[] = [];
