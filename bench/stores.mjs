@@ -29,7 +29,9 @@ const where = (url) => {
 const reasonOf = (error) => error?.code ?? error?.message ?? String(error);
 
 /** "SELECT sessions JOIN users": the statement's verb and tables, to name a counted query. */
-function sqlLabel([text]) {
+function sqlLabel([query]) {
+  // node-postgres gets named statements: a `{ name, text, values }` config, not a string.
+  const text = typeof query === "string" ? query : query.text;
   const verb = text.trim().split(/\s+/)[0].toUpperCase();
   const tables = [...text.matchAll(/\b(?:from|into|update|join)\s+(?:"?\w+"?\.)?"?(\w+)"?/gi)];
   return [verb, tables.map((m) => m[1]).join(" JOIN ")].filter(Boolean).join(" ");
