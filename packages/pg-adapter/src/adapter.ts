@@ -17,6 +17,7 @@ import {
   quoteSchema,
   type Row,
   rowsOf,
+  serialized,
 } from "./client.js";
 import {
   accountFields,
@@ -138,7 +139,8 @@ export function PostgresAdapter(
   const authenticators = `${s}."authenticators"`;
 
   const named = isNodePostgres(client);
-  const run = (sql: string, params?: unknown[]) => rowsOf(client, sql, params, named);
+  const queue = serialized(client);
+  const run = (sql: string, params?: unknown[]) => rowsOf(queue, sql, params, named);
   const one = async (sql: string, params?: unknown[]) => first(await run(sql, params));
 
   const insertAccount = `INSERT INTO ${accounts} (${columns(ACCOUNT_INSERT)})

@@ -48,6 +48,24 @@ export function isNodePostgres(client: Queryable): boolean {
   return typeof (client as { connect?: unknown }).connect === "function";
 }
 
+/**
+ * A single node-postgres `Client` runs one query at a time; queueing concurrent ones inside the
+ * driver is deprecated (and gone in pg 9). The adapter queues its own calls on such a client.
+ * A Pool (it has `totalCount`) and PGlite need nothing.
+ */
+export function serialized(client: Queryable): Queryable {
+  if (!isNodePostgres(client) || "totalCount" in client) return client;
+  let tail: Promise<unknown> = Promise.resolve();
+  const query = (...args: unknown[]) => {
+    const run = tail.then(() =>
+      (client.query as (...a: unknown[]) => Promise<{ rows: unknown[] }>).apply(client, args),
+    );
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  return { query, connect: () => undefined } as unknown as Queryable;
+}
+
 const names = new Map<string, string>();
 
 /**
