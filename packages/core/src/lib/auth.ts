@@ -36,9 +36,9 @@ const actions: Record<AuthAction, (ctx: Context) => ResponseInternal | Promise<R
     callback,
     "verify-request": verifyRequestPage,
     error: errorPage,
-    "webauthn-options": () => {
-      throw new UnknownAction("WebAuthn options are not available yet");
-    },
+    // Loaded on first use: apps without passkeys never load the WebAuthn code.
+    "webauthn-options": async (ctx) =>
+      (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
   };
 
 const configurationMessage =

@@ -8,6 +8,7 @@ import { resolveCookies } from "./cookies.js";
 import {
   AdapterError,
   AuthError,
+  DuplicateConditionalUI,
   ExperimentalFeatureNotEnabled,
   InvalidEndpoints,
   InvalidProvider,
@@ -15,6 +16,7 @@ import {
   MissingAdapterMethods,
   MissingAuthorize,
   MissingSecret,
+  MissingWebAuthnAutocomplete,
   UnsupportedStrategy,
   UntrustedHost,
 } from "./errors.js";
@@ -85,6 +87,25 @@ function instantiate(entry: unknown): ProviderConfig {
   }
   const named = { ...p, name: typeof p.name === "string" && p.name ? p.name : p.id };
   return named.type === "oauth" || named.type === "oidc" ? normalizeOAuth(named) : named;
+}
+
+function checkWebAuthn(providers: ProviderConfig[]): void {
+  const conditional = providers.filter((p) => p.type === "webauthn" && p.enableConditionalUI);
+  if (conditional.length > 1) {
+    throw new DuplicateConditionalUI("Only one WebAuthn provider may enable conditional UI");
+  }
+  for (const p of conditional) {
+    const fields = Object.values(
+      (p as { formFields?: Record<string, { autocomplete?: unknown }> }).formFields ?? {},
+    );
+    if (
+      !fields.some((f) => typeof f.autocomplete === "string" && f.autocomplete.includes("webauthn"))
+    ) {
+      throw new MissingWebAuthnAutocomplete(
+        `Provider "${p.id}" enables conditional UI but no form field has "webauthn" in its autocomplete`,
+      );
+    }
+  }
 }
 
 function checkProvider(p: ProviderConfig): void {
@@ -198,6 +219,7 @@ function build(config: AuthConfig): ResolvedConfig {
     throw new MissingAdapter(`${why} need an adapter`);
   }
   if (providers.some((p) => p.type === "webauthn")) {
+    checkWebAuthn(providers);
     if (!config.experimental?.enableWebAuthn) {
       throw new ExperimentalFeatureNotEnabled(
         "WebAuthn is experimental: set experimental.enableWebAuthn to use it",

@@ -35,7 +35,7 @@ function providerWithEnv(provider: ProviderConfig, env: Env): ProviderConfig {
         : [];
   for (const key of keys)
     if (out[key] === undefined && fromEnv[key] !== undefined) out[key] = fromEnv[key];
-  return out as ProviderConfig;
+  return out as unknown as ProviderConfig;
 }
 
 /**

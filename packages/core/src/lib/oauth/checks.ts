@@ -13,6 +13,7 @@ const cookieKey = {
   state: "state",
   pkce: "pkceCodeVerifier",
   nonce: "nonce",
+  webauthn: "webauthnChallenge",
 } as const satisfies Record<string, keyof CookiesOptions>;
 
 export type Check = keyof typeof cookieKey;

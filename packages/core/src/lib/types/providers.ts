@@ -1,5 +1,5 @@
 import type { customFetch } from "../symbols.js";
-import type { Account, Awaitable, Profile, ProviderType, User } from "./models.js";
+import type { Account, Adapter, Awaitable, Profile, ProviderType, User } from "./models.js";
 
 /** Button styling for a provider on the built-in sign-in page. */
 export interface ProviderStyle {
@@ -104,12 +104,43 @@ export interface EmailConfig extends CommonProviderConfig {
   apiKey?: string;
 }
 
+/** The WebAuthn relying party: this site. Defaults come from the request. */
+export interface RelyingParty {
+  /** Default: the request's hostname. */
+  id?: string;
+  /** Default: the request's host. */
+  name?: string;
+  /** Default: the request's origin. */
+  origin?: string;
+}
+
+/** Who a WebAuthn ceremony is for: a known user, or a new one about to register. */
+export interface WebAuthnUserInfo {
+  user: { id?: string; email: string; name?: string | null };
+  exists: boolean;
+}
+
 /** A passkey / WebAuthn provider (experimental). */
 export interface WebAuthnConfig extends CommonProviderConfig {
   type: "webauthn";
+  /** The form fields of the sign-in page block (default: one `email` field). */
   formFields?: Record<string, CredentialInput>;
+  /** Offer passkeys in the browser's autofill. At most one provider may enable it. */
   enableConditionalUI?: boolean;
-  [key: string]: unknown;
+  /** Note the Auth.js spelling, kept for compatibility. */
+  relayingParty?: RelyingParty;
+  /** Ceremony timeout in milliseconds. Default 300000. */
+  timeout?: number;
+  /** Passed to `generateRegistrationOptions` (e.g. `authenticatorSelection`). */
+  registrationOptions?: Record<string, unknown>;
+  /** Passed to `generateAuthenticationOptions` (e.g. `userVerification`). */
+  authenticationOptions?: Record<string, unknown>;
+  /** Who the ceremony is for, when nobody is signed in. Default: the `email` parameter's user. */
+  getUserInfo?: (
+    provider: WebAuthnConfig,
+    request: { query: Record<string, string>; body?: Record<string, unknown> },
+    adapter: Adapter,
+  ) => Awaitable<WebAuthnUserInfo | null>;
 }
 
 /** Any provider configuration. */

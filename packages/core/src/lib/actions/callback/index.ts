@@ -3,6 +3,7 @@ import type { EmailInternalProvider } from "../../email/signin.js";
 import { InvalidProvider } from "../../errors.js";
 import type { OAuthInternalProvider } from "../../oauth/signin.js";
 import type { ResponseInternal } from "../../types/config.js";
+import type { WebAuthnInternalProvider } from "../../webauthn/ceremony.js";
 import { credentialsCallback } from "./credentials.js";
 
 /** GET or POST /callback/<provider>: finishes a sign-in, by provider type. */
@@ -17,7 +18,12 @@ export async function callback(ctx: Context): Promise<ResponseInternal> {
     case "oauth":
     case "oidc":
       return (await import("./oauth.js")).oauthCallback(ctx, provider as OAuthInternalProvider);
+    case "webauthn":
+      return (await import("./webauthn.js")).webauthnCallback(
+        ctx,
+        provider as WebAuthnInternalProvider,
+      );
     default:
-      throw new InvalidProvider(`Callbacks for ${provider.type} providers are not available yet`);
+      throw new InvalidProvider("This provider type has no callback");
   }
 }

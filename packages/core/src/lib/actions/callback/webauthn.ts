@@ -1,0 +1,190 @@
+/**
+ * POST /callback/<webauthn provider>, form fields `action` and `data` (the browser's response as
+ * JSON): verify it against the challenge cookie, then sign in (authenticate) or create the
+ * passkey, and the user when new (register).
+ */
+import type { Context } from "../../context.js";
+import {
+  AccountNotLinked,
+  AuthError,
+  InvalidCheck,
+  WebAuthnVerificationError,
+} from "../../errors.js";
+import { emit } from "../../events.js";
+import { useCheck } from "../../oauth/checks.js";
+import { redirectResult } from "../../response.js";
+import { issueSession } from "../../session/index.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { Adapter, AdapterAccount, AdapterUser } from "../../types/models.js";
+import { resolveUser } from "../../users.js";
+import {
+  relyingParty,
+  simpleWebAuthn,
+  toBase64,
+  type WebAuthnInternalProvider,
+} from "../../webauthn/ceremony.js";
+import { MethodNotAllowed } from "../method.js";
+import { pageUrl } from "../pages.js";
+import { gateSignIn } from "./gate.js";
+
+interface Challenge {
+  challenge: string;
+  user?: { email: string; name: string | null };
+}
+
+function parseData(raw: unknown): { id: string } & Record<string, unknown> {
+  if (typeof raw !== "string")
+    throw new WebAuthnVerificationError("The WebAuthn response is missing");
+  let data: unknown;
+  try {
+    data = JSON.parse(raw);
+  } catch {
+    throw new WebAuthnVerificationError("The WebAuthn response is not JSON");
+  }
+  if (
+    typeof data !== "object" ||
+    data === null ||
+    typeof (data as { id?: unknown }).id !== "string"
+  ) {
+    throw new WebAuthnVerificationError("The WebAuthn response has no credential id");
+  }
+  return data as { id: string } & Record<string, unknown>;
+}
+
+async function readChallenge(ctx: Context, provider: WebAuthnInternalProvider): Promise<Challenge> {
+  const value = await useCheck(ctx, "webauthn", provider.id);
+  try {
+    const parsed = JSON.parse(value) as Challenge;
+    if (typeof parsed.challenge === "string") return parsed;
+  } catch {
+    // Fall through: a sealed cookie with a broken payload is a failed check like any other.
+  }
+  throw new InvalidCheck("The WebAuthn challenge cookie holds no challenge");
+}
+
+/** Runs a verification, turning every failure into a client-safe `WebAuthnVerificationError`. */
+async function verified<T extends { verified: boolean }>(run: () => Promise<T>): Promise<T> {
+  let result: T;
+  try {
+    result = await run();
+  } catch (cause) {
+    if (cause instanceof AuthError) throw cause;
+    throw new WebAuthnVerificationError("The WebAuthn response did not verify", { cause });
+  }
+  if (!result.verified) throw new WebAuthnVerificationError("The WebAuthn response did not verify");
+  return result;
+}
+
+async function authenticate(
+  ctx: Context,
+  provider: WebAuthnInternalProvider,
+  data: { id: string } & Record<string, unknown>,
+  challenge: Challenge,
+): Promise<{ user: AdapterUser; account: AdapterAccount }> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const swa = await simpleWebAuthn();
+  const rp = relyingParty(ctx, provider);
+  const credentialID = toBase64(data.id);
+  const authenticator = await adapter.getAuthenticator(credentialID);
+  if (!authenticator) throw new WebAuthnVerificationError("No passkey has this credential id");
+  const result = await verified(() =>
+    swa.verifyAuthenticationResponse({
+      response: data as unknown as Parameters<
+        typeof swa.verifyAuthenticationResponse
+      >[0]["response"],
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+      credential: {
+        id: data.id,
+        publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
+        counter: authenticator.counter,
+      },
+    }),
+  );
+  await adapter.updateAuthenticatorCounter(credentialID, result.authenticationInfo.newCounter);
+  const account = await adapter.getAccount(authenticator.providerAccountId, provider.id);
+  if (!account) throw new WebAuthnVerificationError("The passkey's account is gone");
+  const user = await adapter.getUser(account.userId);
+  if (!user) throw new WebAuthnVerificationError("The passkey's user is gone");
+  return { user, account };
+}
+
+async function register(
+  ctx: Context,
+  provider: WebAuthnInternalProvider,
+  data: { id: string } & Record<string, unknown>,
+  challenge: Challenge,
+): Promise<{ user: AdapterUser; account: AdapterAccount; isNewUser: boolean } | ResponseInternal> {
+  if (!challenge.user) throw new InvalidCheck("The challenge was not issued for a registration");
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  const swa = await simpleWebAuthn();
+  const rp = relyingParty(ctx, provider);
+  const result = await verified(() =>
+    swa.verifyRegistrationResponse({
+      response: data as unknown as Parameters<typeof swa.verifyRegistrationResponse>[0]["response"],
+      expectedChallenge: challenge.challenge,
+      expectedOrigin: rp.origin,
+      expectedRPID: rp.id,
+    }),
+  );
+  const info = result.registrationInfo;
+  if (!info) throw new WebAuthnVerificationError("The registration carried no credential");
+  const credentialID = toBase64(info.credential.id);
+  const account = {
+    providerAccountId: credentialID,
+    provider: provider.id,
+    type: "webauthn" as const,
+  };
+  const candidate = { email: challenge.user.email, name: challenge.user.name };
+  const gate = await gateSignIn(ctx, { user: candidate, account });
+  if (gate) return gate;
+  const { user, isNewUser } = await resolveUser(ctx, {
+    user: candidate,
+    account,
+    notLinked: (message) => new AccountNotLinked(message),
+  });
+  await adapter.createAuthenticator({
+    credentialID,
+    credentialPublicKey: Buffer.from(info.credential.publicKey).toString("base64"),
+    counter: info.credential.counter,
+    credentialBackedUp: info.credentialBackedUp,
+    credentialDeviceType: info.credentialDeviceType,
+    transports: info.credential.transports?.join(",") ?? null,
+    providerAccountId: credentialID,
+    userId: user.id,
+  });
+  return { user, account: { ...account, userId: user.id }, isNewUser };
+}
+
+export async function webauthnCallback(
+  ctx: Context,
+  provider: WebAuthnInternalProvider,
+): Promise<ResponseInternal> {
+  if (ctx.req.method !== "POST") throw new MethodNotAllowed("POST");
+  const callbackUrl = await ctx.callbackUrl();
+  const action = ctx.req.body?.action;
+  if (action !== "authenticate" && action !== "register") {
+    throw new WebAuthnVerificationError("The WebAuthn action must be authenticate or register");
+  }
+  const data = parseData(ctx.req.body?.data);
+  const challenge = await readChallenge(ctx, provider);
+
+  let outcome: { user: AdapterUser; account: AdapterAccount; isNewUser: boolean };
+  if (action === "authenticate") {
+    const found = await authenticate(ctx, provider, data, challenge);
+    const gate = await gateSignIn(ctx, { user: found.user, account: found.account });
+    if (gate) return gate;
+    outcome = { ...found, isNewUser: false };
+  } else {
+    const registered = await register(ctx, provider, data, challenge);
+    if (!("user" in registered)) return registered;
+    outcome = registered;
+  }
+  const { user, account, isNewUser } = outcome;
+  const cookies = await issueSession(ctx, { user, account, isNewUser });
+  await emit(ctx.config, "signIn", { user, account, isNewUser });
+  const newUser = ctx.config.pages.newUser;
+  const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
+  return { ...redirectResult(location), cookies };
+}

@@ -1,0 +1,37 @@
+/**
+ * Passwordless sign-in with WebAuthn (experimental): security keys and platform authenticators.
+ * Needs `experimental.enableWebAuthn`, an adapter with the authenticator methods, and the
+ * optional peer `@simplewebauthn/server`.
+ * @module
+ */
+import type { WebAuthnConfig } from "../lib/types/providers.js";
+import { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/webauthn/constants.js";
+
+export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from "../lib/types/providers.js";
+export { DEFAULT_WEBAUTHN_TIMEOUT };
+
+/** What {@link WebAuthn} takes: everything optional. */
+export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
+
+/**
+ * A WebAuthn provider. The browser asks `GET <basePath>/webauthn-options/<id>` for the ceremony
+ * to run and posts the result (`action`, `data`) to `<basePath>/callback/<id>`.
+ *
+ * @example
+ * ```ts
+ * const config = { experimental: { enableWebAuthn: true }, adapter, providers: [WebAuthn()] };
+ * ```
+ */
+export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
+  return {
+    id: "webauthn",
+    name: "WebAuthn",
+    enableConditionalUI: true,
+    timeout: DEFAULT_WEBAUTHN_TIMEOUT,
+    formFields: {
+      email: { label: "Email", required: true, autocomplete: "username webauthn" },
+    },
+    ...options,
+    type: "webauthn",
+  };
+}
