@@ -13,6 +13,7 @@ import { readableTextColor, safeCssColor } from "./css.js";
 import { escapeHtml, originOf, safeImageSrc, safeNavigationUrl } from "./escape.js";
 import { inputId, renderField } from "./fields.js";
 import { hiddenFields, renderShell } from "./shell.js";
+import { renderWebAuthnScript } from "./webauthn-script.js";
 
 /** What {@link renderSignInPage} needs. */
 export interface SignInPageParams {
@@ -138,14 +139,6 @@ function renderCredentials(
     `<button type="submit" class="button button-primary">${buttonLabel(provider)}</button>`,
     "</form>",
   ].join("\n");
-}
-
-/**
- * Insertion point for the passkey browser script (a later issue): it will drive the form
- * `<id>-form` and the button `submitButton-<id>`. Until then the page carries no script.
- */
-function renderWebAuthnScript(_provider: InternalProvider & WebAuthnConfig): string {
-  return "";
 }
 
 function renderWebAuthn(
