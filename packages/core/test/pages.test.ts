@@ -16,7 +16,10 @@ const HOSTILE = `"><script>alert(1)</script>'`;
 
 /** The page without the built-in passkey script, the only script a page may carry. */
 const withoutPasskeyScript = (html: string) =>
-  html.replace(/<script>\(function \(settings\) \{[\s\S]*?\}\)\(\{"formId":[^<]*\);<\/script>/g, "");
+  html.replace(
+    /<script>\(function \(settings\) \{[\s\S]*?\}\)\(\{"formId":[^<]*\);<\/script>/g,
+    "",
+  );
 
 const theme: Required<Theme> = { colorScheme: "auto", logo: "", brandColor: "", buttonText: "" };
 
