@@ -57,7 +57,9 @@ const logo =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill="#25F4EE" d="M14 3h3a5 5 0 0 0 4 4v3a8 8 0 0 1-4-1.3V15a6 6 0 1 1-6-6v3.2A2.8 2.8 0 1 0 14 15z"/></svg>',
   );
 
+/** The scope asked for by default (SPEC). Add `user.info.basic` and others with the `scope` option. */
 export const DEFAULT_TIKTOK_SCOPE = "user.info.profile";
+/** The user-info fields asked for by default; `open_id` is always added. */
 export const DEFAULT_TIKTOK_FIELDS = ["open_id", "avatar_url", "display_name", "username"];
 
 /**
@@ -81,16 +83,6 @@ async function tiktokFetch(
   return next(input, { ...init, headers, body });
 }
 
-/**
- * The TikTok provider. Client key and secret come from the options or from `AUTH_TIKTOK_ID`
- * (the app's "Client Key") and `AUTH_TIKTOK_SECRET`, read when the configuration is first used.
- * The callback URL to register at TikTok is `<origin><basePath>/callback/tiktok`.
- *
- * @example
- * ```ts
- * TikTok({ scope: "user.info.basic,user.info.profile", fields: ["open_id", "avatar_url", "display_name", "username", "bio_description"] })
- * ```
- */
 /** An endpoint override merged over a default: a new URL keeps the default parameters. */
 function merge(
   base: { url: string; params: Record<string, unknown> },
@@ -101,6 +93,16 @@ function merge(
   return { url: override.url ?? base.url, params: { ...base.params, ...override.params } };
 }
 
+/**
+ * The TikTok provider. Client key and secret come from the options or from `AUTH_TIKTOK_ID`
+ * (the app's "Client Key") and `AUTH_TIKTOK_SECRET`, read when the configuration is first used.
+ * The callback URL to register at TikTok is `<origin><basePath>/callback/tiktok`.
+ *
+ * @example
+ * ```ts
+ * TikTok({ scope: "user.info.basic,user.info.profile", fields: ["open_id", "avatar_url", "display_name", "username", "bio_description"] })
+ * ```
+ */
 export default function TikTok(options: TikTokOptions = {}): OAuthConfig<TikTokProfile> {
   const {
     scope = DEFAULT_TIKTOK_SCOPE,
