@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { chromiumPath, launch } from "./chromium.js";
 import { startServer, type TestServer } from "./server.js";
 
-describe.skipIf(!chromiumPath)("passkeys in Chromium", () => {
+describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () => {
   const adapter = MemoryAdapter();
   const config: AuthConfig = {
     secret: "browser-test-secret-0123456789abcdef",
