@@ -2,9 +2,10 @@
  * GET /webauthn-options/<provider>?action=&email=: the options for the browser's WebAuthn call,
  * and a sealed challenge cookie that the callback checks.
  */
+
+import { sealCheck } from "../checks.js";
 import type { Context } from "../context.js";
 import { InvalidProvider } from "../errors.js";
-import { sealCheck } from "../oauth/checks.js";
 import { jsonResult, noStore } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 import type { Adapter } from "../types/models.js";

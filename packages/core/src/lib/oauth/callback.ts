@@ -3,11 +3,11 @@
  * ID token (OIDC) or fetch the user info (OAuth). Decisions about users live elsewhere.
  */
 import * as oauth from "oauth4webapi";
+import { useCheck } from "../checks.js";
 import type { Context } from "../context.js";
 import { AuthError, InvalidCheck, OAuthCallbackError } from "../errors.js";
 import type { Profile } from "../types/models.js";
 import type { TokenSet } from "../types/providers.js";
-import { useCheck } from "./checks.js";
 import { endpointParams, endpointUrl } from "./provider.js";
 import { authorizationServer, client, httpOptions } from "./server.js";
 import { type OAuthInternalProvider, proxyFor, redirectUri } from "./signin.js";

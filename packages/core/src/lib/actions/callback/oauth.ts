@@ -1,11 +1,12 @@
 /**
  * GET (or form_post POST) /callback/<oauth provider>: finish an OAuth or OIDC sign-in.
  */
+
+import { readState } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
 import { emit } from "../../events.js";
 import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
-import { readState } from "../../oauth/checks.js";
 import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
 import { issueSession } from "../../session/index.js";

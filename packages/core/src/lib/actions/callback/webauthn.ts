@@ -3,6 +3,8 @@
  * JSON): verify it against the challenge cookie, then sign in (authenticate) or create the
  * passkey, and the user when new (register).
  */
+
+import { useCheck } from "../../checks.js";
 import type { Context } from "../../context.js";
 import {
   AccountNotLinked,
@@ -11,7 +13,6 @@ import {
   WebAuthnVerificationError,
 } from "../../errors.js";
 import { emit } from "../../events.js";
-import { useCheck } from "../../oauth/checks.js";
 import { redirectResult } from "../../response.js";
 import { issueSession } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";

@@ -1,12 +1,12 @@
 /**
- * The one-time values of an OAuth flow (state, PKCE verifier, nonce), each kept in a short-lived
+ * One-time values (OAuth state, PKCE verifier and nonce; the WebAuthn challenge), each kept in a short-lived
  * encrypted cookie bound to the provider that started the flow.
  */
-import type { Context } from "../context.js";
-import { expireCookie } from "../cookies.js";
-import { InvalidCheck } from "../errors.js";
-import { decode, encode } from "../jwt.js";
-import type { Cookie, CookiesOptions } from "../types/config.js";
+import type { Context } from "./context.js";
+import { expireCookie } from "./cookies.js";
+import { InvalidCheck } from "./errors.js";
+import { decode, encode } from "./jwt.js";
+import type { Cookie, CookiesOptions } from "./types/config.js";
 
 /** The checks, by the cookie that carries each. */
 const cookieKey = {
