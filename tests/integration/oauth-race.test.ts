@@ -5,7 +5,6 @@
  * same email is refused unless `allowDangerousEmailAccountLinking` links it.
  */
 
-import OIDC from "@gatehouse/core/providers/oidc";
 import type { AuthConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "../../packages/core/test/helpers.js";
@@ -20,6 +19,7 @@ import {
   sessionOf,
   signInError,
   signInThrough,
+  twoIdps,
 } from "../../packages/core/test/support/oauth-flow.js";
 import {
   type OidcServer,
@@ -45,22 +45,7 @@ function configFor(store: OpenStore, options: { linkByEmail?: boolean } = {}) {
     logger,
     adapter: store.adapter,
     session: { strategy: "database" },
-    providers: [
-      OIDC({
-        id: "idp",
-        issuer: op.issuer,
-        clientId: op.clients.basic.clientId,
-        clientSecret: op.clients.basic.clientSecret,
-      }),
-      OIDC({
-        id: "idp2",
-        issuer: op.issuer,
-        clientId: op.clients.post.clientId,
-        clientSecret: op.clients.post.clientSecret,
-        client: { token_endpoint_auth_method: "client_secret_post" },
-        allowDangerousEmailAccountLinking: options.linkByEmail ?? false,
-      }),
-    ],
+    providers: twoIdps(op, { allowDangerousEmailAccountLinking: options.linkByEmail ?? false }),
   };
   return { config, logger };
 }

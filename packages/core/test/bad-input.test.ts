@@ -13,6 +13,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   credentialsConfig,
   csrfToken,
+  HOSTILE_CALLBACK_URLS,
   Jar,
   ORIGIN,
   recordingLogger,
@@ -519,24 +520,7 @@ describe("an unknown provider goes to the error page with Configuration", () => 
   });
 });
 
-const HOSTILE_CALLBACKS = [
-  "https://evil.example",
-  "//evil.example",
-  "/\\evil.example",
-  "\\\\evil.example",
-  "https:evil.example",
-  "javascript:alert(1)",
-  "http://localhost:3000@evil.example",
-  "/\t/evil.example",
-  "/\n/evil.example",
-  "\t//evil.example",
-  "HTTPS://EVIL.EXAMPLE",
-  "http://localhost:3000.evil.example",
-  "http://evil.example\\@localhost:3000",
-  "https://localhost:3000",
-  "data:text/html,<script>alert(1)</script>",
-  "http://[::1",
-];
+const HOSTILE_CALLBACKS = HOSTILE_CALLBACK_URLS;
 
 describe("callbackUrl pointing off the site is refused with InvalidCallbackUrl", () => {
   const invalid = `${ERROR_PAGE}?error=InvalidCallbackUrl`;

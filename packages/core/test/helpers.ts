@@ -116,3 +116,23 @@ export async function signInAlice(
     form: { csrfToken: token, username: "alice", password: "wonderland", ...extra },
   });
 }
+
+/** callbackUrl values that must never lead off the site (each is refused by the default rule). */
+export const HOSTILE_CALLBACK_URLS = [
+  "https://evil.example",
+  "//evil.example",
+  "/\\evil.example",
+  "\\\\evil.example",
+  "https:evil.example",
+  "javascript:alert(1)",
+  "http://localhost:3000@evil.example",
+  "/\t/evil.example",
+  "/\n/evil.example",
+  "\t//evil.example",
+  "HTTPS://EVIL.EXAMPLE",
+  "http://localhost:3000.evil.example",
+  "http://evil.example\\@localhost:3000",
+  "https://localhost:3000",
+  "data:text/html,<script>alert(1)</script>",
+  "http://[::1",
+];

@@ -4,7 +4,7 @@
  * `login_hint`.
  */
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import OIDC, { type OIDCOptions } from "@gatehouse/core/providers/oidc";
+import type { OIDCOptions } from "@gatehouse/core/providers/oidc";
 import type { AuthConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
@@ -17,6 +17,7 @@ import {
   sessionOf,
   signInError,
   signInThrough,
+  twoIdps,
 } from "./support/oauth-flow.js";
 import { type OidcServer, startOidcProvider } from "./support/oidc-server.js";
 
@@ -37,22 +38,7 @@ function setup(options: { idp2?: OIDCOptions; strategy?: "jwt" | "database" } = 
     adapter,
     session: { strategy: options.strategy ?? "database" },
     events: { linkAccount },
-    providers: [
-      OIDC({
-        id: "idp",
-        issuer: op.issuer,
-        clientId: op.clients.basic.clientId,
-        clientSecret: op.clients.basic.clientSecret,
-      }),
-      OIDC({
-        id: "idp2",
-        issuer: op.issuer,
-        clientId: op.clients.post.clientId,
-        clientSecret: op.clients.post.clientSecret,
-        client: { token_endpoint_auth_method: "client_secret_post" },
-        ...options.idp2,
-      }),
-    ],
+    providers: twoIdps(op, options.idp2),
   };
   const ownerOf = (provider: string, providerAccountId = "user-1") =>
     adapter.rows.account({ provider, providerAccountId })?.userId;

@@ -3,10 +3,11 @@
  * sign-in form, follow the provider's redirects, and hand the provider's answer to the callback.
  */
 import { createServer } from "node:net";
-import type { AuthConfig, LoggerInstance } from "@gatehouse/core/types";
+import OIDC from "@gatehouse/core/providers/oidc";
+import type { AuthConfig, LoggerInstance, OAuthConfig } from "@gatehouse/core/types";
 import { expect, type Mock } from "vitest";
 import { type Jar, ORIGIN, send, setCookies } from "../helpers.js";
-import { authorize } from "./oidc-server.js";
+import { authorize, type OidcServer } from "./oidc-server.js";
 
 export const SESSION_COOKIE = "authjs.session-token";
 export const STATE_COOKIE = "authjs.state";
@@ -151,4 +152,27 @@ export async function closedPort(): Promise<number> {
   const { port } = server.address() as { port: number };
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * Two OIDC providers on one oidc-provider, "idp" (client_secret_basic) and "idp2"
+ * (client_secret_post), issuing the same user: for linking tests. `idp2` options are merged in.
+ */
+export function twoIdps(op: OidcServer, idp2: Partial<OAuthConfig> = {}): OAuthConfig[] {
+  return [
+    OIDC({
+      id: "idp",
+      issuer: op.issuer,
+      clientId: op.clients.basic.clientId,
+      clientSecret: op.clients.basic.clientSecret,
+    }),
+    OIDC({
+      id: "idp2",
+      issuer: op.issuer,
+      clientId: op.clients.post.clientId,
+      clientSecret: op.clients.post.clientSecret,
+      client: { token_endpoint_auth_method: "client_secret_post" },
+      ...idp2,
+    }),
+  ];
 }
