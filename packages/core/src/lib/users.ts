@@ -40,6 +40,8 @@ export interface ResolveParams {
   allowDangerousEmailAccountLinking?: boolean;
   /** The error that refuses a link (`OAuthAccountNotLinked`, or `AccountNotLinked` for passkeys). */
   notLinked: (message: string) => AuthError;
+  /** The account's owner when the caller already looked it up (`null`: none), saving a query. */
+  owner?: AdapterUser | null;
 }
 
 /** The resolved user, and whether it was created by this sign-in. */
@@ -116,10 +118,12 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
   const { account } = params;
   const [current, owner] = await Promise.all([
     signedInUser(ctx),
-    store.getUserByAccount({
-      provider: account.provider,
-      providerAccountId: account.providerAccountId,
-    }),
+    params.owner !== undefined
+      ? params.owner
+      : store.getUserByAccount({
+          provider: account.provider,
+          providerAccountId: account.providerAccountId,
+        }),
   ]);
   if (owner) {
     if (current && current.id !== owner.id) {

@@ -127,6 +127,7 @@ export async function oauthCallback(
       profile,
       allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
       notLinked: (message) => new OAuthAccountNotLinked(message),
+      owner,
     }));
   } else {
     const gate = await gateSignIn(ctx, { user, account, profile });
