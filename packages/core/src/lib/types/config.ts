@@ -1,4 +1,4 @@
-import type { customFetch, raw, skipCSRFCheck } from "../symbols.js";
+import type { raw, skipCSRFCheck } from "../symbols.js";
 import type { JWTOptions } from "./jwt.js";
 import type {
   Account,
@@ -11,7 +11,7 @@ import type {
   Session,
   User,
 } from "./models.js";
-import type { Provider, ProviderConfig } from "./providers.js";
+import type { Provider } from "./providers.js";
 
 /** Every action of the HTTP protocol. */
 export type AuthAction =
@@ -209,9 +209,6 @@ export interface Cookie {
 
 /** A `fetch` implementation, as set with the `customFetch` symbol. */
 export type CustomFetch = typeof fetch;
-
-/** A provider configuration that may carry a custom fetch. */
-export type ProviderWithFetch = ProviderConfig & { [customFetch]?: CustomFetch };
 
 /** The error values that may appear in `?error=` on the error page. */
 export type ErrorPageParam = "Configuration" | "AccessDenied" | "Verification";

@@ -1,4 +1,3 @@
-import type { CookiesOptions, PagesOptions, Theme } from "./config.js";
 import type { ProviderConfig } from "./providers.js";
 
 /** A provider after normalisation: its URLs are known. */
@@ -8,10 +7,3 @@ export type InternalProvider = ProviderConfig & {
   /** `<origin><basePath>/callback/<id>` */
   callbackUrl: string;
 };
-
-/** Everything the built-in pages need to know. */
-export interface PageOptions {
-  theme: Required<Theme>;
-  pages: PagesOptions;
-  cookies: CookiesOptions;
-}
