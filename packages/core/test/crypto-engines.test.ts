@@ -317,3 +317,110 @@ describe("deriveKey", () => {
     expect(derived.key).toEqual(expected);
   });
 });
+
+/**
+ * Differential: every hostile spelling of a valid token gets the same verdict from both engines,
+ * and no spelling other than the one written is accepted (a token has exactly one encoding).
+ */
+describe("both engines accept exactly the same inputs", () => {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+  /** Same bytes, but the unused low bits of the last character set (when it has any). */
+  function nonCanonical(segment: string): string | undefined {
+    const spare = segment.length % 4 === 2 ? 0x0f : segment.length % 4 === 3 ? 0x03 : 0;
+    if (spare === 0) return undefined;
+    const last = alphabet.indexOf(segment.at(-1)!);
+    return segment.slice(0, -1) + alphabet[last | spare];
+  }
+
+  /** Re-spellings of one segment that a lenient base64 decoder reads as the same bytes. */
+  function respellings(segment: string): string[] {
+    const padding = "=".repeat((4 - (segment.length % 4)) % 4);
+    const middle = Math.floor(segment.length / 2);
+    const out = [
+      `${segment}${padding || "===="}`,
+      `${segment}==`,
+      ` ${segment}`,
+      `${segment} `,
+      `${segment}\n`,
+      `${segment.slice(0, middle)}\n${segment.slice(middle)}`,
+      `${segment.slice(0, middle)}\t${segment.slice(middle)}`,
+      `${segment.slice(0, middle)}\r\n${segment.slice(middle)}`,
+      `${segment.slice(0, middle)}\f${segment.slice(middle)}`,
+      segment.replace(/-/g, "+").replace(/_/g, "/"),
+      Buffer.from(segment, "base64url").toString("base64"),
+    ];
+    const trailing = nonCanonical(segment);
+    if (trailing) out.push(trailing, trailing + padding);
+    return [...new Set(out)].filter((variant) => variant !== segment);
+  }
+
+  /** What an engine makes of a token string: its plaintext, or where it was refused. */
+  async function verdict(e: JweEngine, token: string, key: DerivedKeyOf): Promise<string> {
+    let jwe: ReturnType<typeof parseJwe>;
+    try {
+      jwe = parseJwe(token);
+    } catch {
+      return "malformed";
+    }
+    try {
+      return `ok:${td.decode(await e.decrypt(jwe, key))}`;
+    } catch {
+      return "rejected";
+    }
+  }
+
+  type DerivedKeyOf = Awaited<ReturnType<typeof deriveKey>>;
+
+  for (const enc of encs) {
+    it(`${enc}: same verdict from both, and only the written spelling opens`, async () => {
+      const key = await deriveKey(SECRET, SALT, enc);
+      // Plaintext lengths that leave 0, 1 and 2 spare bytes in the last base64 quantum.
+      for (const plaintext of ['{"sub":"1"}', '{"sub":"12"}', '{"sub":"123"}']) {
+        const token = await requireFast().encrypt(te.encode(plaintext), key);
+        const parts = token.split(".");
+        let compared = 0;
+        for (const index of [0, 2, 3, 4]) {
+          for (const variant of respellings(parts[index]!)) {
+            const hostile = parts.map((part, i) => (i === index ? variant : part)).join(".");
+            const fast = await verdict(requireFast(), hostile, key);
+            const jose = await verdict(joseEngine, hostile, key);
+            expect(jose, `part ${index} as ${JSON.stringify(variant)}`).toBe(fast);
+            expect(fast, `part ${index} as ${JSON.stringify(variant)}`).not.toMatch(/^ok:/);
+            compared++;
+          }
+        }
+        expect(compared).toBeGreaterThan(30);
+        expect(await verdict(joseEngine, token, key)).toBe(`ok:${plaintext}`);
+      }
+    });
+
+    it(`${enc}: each engine, handed parsed parts directly, refuses re-spelled iv, ciphertext and tag`, async () => {
+      const key = await deriveKey(SECRET, SALT, enc);
+      const jwe = parseJwe(await requireFast().encrypt(te.encode('{"sub":"1"}'), key));
+      for (const field of ["iv", "ciphertext", "tag"] as const) {
+        for (const variant of respellings(jwe[field])) {
+          for (const [name, e] of engines()) {
+            await expect(
+              e.decrypt({ ...jwe, [field]: variant }, key),
+              `${name}: ${field} as ${JSON.stringify(variant)}`,
+            ).rejects.toThrow();
+          }
+        }
+      }
+    });
+  }
+
+  it("parseJwe refuses a header with non-canonical trailing bits", async () => {
+    const key = await deriveKey(SECRET, SALT, "A256CBC-HS512");
+    // Pad the header JSON until its base64url form has spare bits in the last character.
+    for (const pad of ["", " ", "  "]) {
+      const header = b64(`{"alg":"dir","enc":"A256CBC-HS512"${pad}}`);
+      const spelled = nonCanonical(header);
+      if (!spelled) continue;
+      const rest = (await requireFast().encrypt(te.encode("{}"), key)).split(".").slice(1);
+      expect(() => parseJwe([header, ...rest].join("."))).not.toThrow();
+      expect(() => parseJwe([spelled, ...rest].join("."))).toThrow();
+    }
+  });
+});

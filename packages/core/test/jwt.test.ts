@@ -250,6 +250,33 @@ describe("decode", () => {
     }
   });
 
+  // Regression (issue 9, item 11): spare low bits in the last character of a segment, padding
+  // and whitespace once gave a second spelling of the same token.
+  it("accepts a token only as written: no second spelling of any segment", async () => {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    for (const token of [
+      await encode({ token: { sub: "1" }, secret: SECRET, salt: SALT }),
+      await handBuilt({ sub: "1" }, { enc: "A256GCM" }),
+    ]) {
+      const parts = token.split(".");
+      let respelled = 0;
+      for (const index of [2, 3, 4]) {
+        const part = parts[index]!;
+        const spare = part.length % 4 === 2 ? 0x0f : part.length % 4 === 3 ? 0x03 : 0;
+        const variants = [`${part}=`, `${part} `, `${part.slice(0, 4)}\n${part.slice(4)}`];
+        if (spare)
+          variants.push(part.slice(0, -1) + alphabet[alphabet.indexOf(part.at(-1)!) | spare]);
+        for (const variant of variants) {
+          const respelledToken = parts.map((p, i) => (i === index ? variant : p)).join(".");
+          await rejects(decode({ token: respelledToken, secret: SECRET, salt: SALT }));
+          respelled++;
+        }
+      }
+      expect(respelled).toBeGreaterThanOrEqual(10);
+      expect(await decode({ token, secret: SECRET, salt: SALT })).toMatchObject({ sub: "1" });
+    }
+  });
+
   it("throws JWTSessionError for the wrong salt or the wrong secret", async () => {
     const token = await encode({ token: { sub: "1" }, secret: SECRET, salt: SALT });
     await rejects(decode({ token, secret: SECRET, salt: SECURE_SALT }));

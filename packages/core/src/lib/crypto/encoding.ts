@@ -22,13 +22,27 @@ export function base64url(bytes: Uint8Array): string {
   return btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const base64urlAlphabet = /^[A-Za-z0-9_-]*$/;
 
-/** Decodes strict base64url (no padding, no other alphabet); throws on anything else. */
+/**
+ * Whether `text` is canonical base64url: only the URL alphabet, no padding, no whitespace, a
+ * length a byte string can have, and zero in the unused low bits of the last character, so that
+ * every byte string has exactly one spelling.
+ */
+export function isCanonicalBase64url(text: string): boolean {
+  if (!base64urlAlphabet.test(text)) return false;
+  const tail = text.length % 4;
+  if (tail === 0) return true;
+  if (tail === 1) return false;
+  // Two characters carry one byte (4 spare bits); three carry two bytes (2 spare bits).
+  const value = alphabet.indexOf(text.charAt(text.length - 1));
+  return (value & (tail === 2 ? 0x0f : 0x03)) === 0;
+}
+
+/** Decodes canonical base64url (see {@link isCanonicalBase64url}); throws on anything else. */
 export function fromBase64url(text: string): Uint8Array {
-  if (!base64urlAlphabet.test(text) || text.length % 4 === 1) {
-    throw new TypeError("invalid base64url");
-  }
+  if (!isCanonicalBase64url(text)) throw new TypeError("invalid base64url");
   if (hasBuffer) return Buffer.from(text, "base64url");
   const padded = text.replace(/-/g, "+").replace(/_/g, "/");
   const binary = atob(padded + "=".repeat((4 - (padded.length % 4)) % 4));

@@ -5,7 +5,7 @@
  * fallback where `node:crypto` is absent). Tests prove each reads what the other writes.
  */
 import { CompactEncrypt, compactDecrypt } from "jose";
-import { base64url, fromBase64url, fromUtf8, utf8 } from "./encoding.js";
+import { base64url, fromBase64url, fromUtf8, isCanonicalBase64url, utf8 } from "./encoding.js";
 import type { ContentEncryption, DerivedKey } from "./keys.js";
 import { nodeCrypto } from "./node.js";
 
@@ -169,6 +169,11 @@ export const joseEngine: JweEngine = {
       .encrypt(key.key);
   },
   async decrypt(jwe, key) {
+    // jose decodes leniently (padding, whitespace, spare bits): hold it to the spelling the
+    // node:crypto engine accepts, so that both engines take exactly the same tokens.
+    for (const part of [jwe.protectedHeader, jwe.iv, jwe.ciphertext, jwe.tag]) {
+      if (!isCanonicalBase64url(part)) throw new TypeError("JWE part is not canonical base64url");
+    }
     const token = `${jwe.protectedHeader}..${jwe.iv}.${jwe.ciphertext}.${jwe.tag}`;
     const { plaintext } = await compactDecrypt(token, key.key, {
       keyManagementAlgorithms: ["dir"],
