@@ -31,6 +31,12 @@ import {
 
 type TokenKey = Pick<VerificationToken, "identifier" | "token">;
 
+/** A session as stored: the contract's fields and the row's own `id`. */
+export type StoredSession = AdapterSession & { id: string };
+
+/** A session row (selected with {@link SESSION_ROW}) with its `id`. */
+const sessionOf = (row: Row): StoredSession => ({ id: String(row.id), ...toSession(row) });
+
 /** What {@link PostgresAdapter} returns: every method of the contract, asynchronous. */
 export interface PostgresAdapterMethods extends CompleteAdapter {
   /** `""` (no email) is never found. */
@@ -41,10 +47,17 @@ export interface PostgresAdapterMethods extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (unique violation, SQLSTATE 23505) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /** Returns the session's row `id`, as every method that returns a session does. */
+  createSession(session: AdapterSession): Promise<StoredSession>;
   /** One joined query. */
   getSessionAndUser(
     sessionToken: string,
-  ): Promise<{ session: AdapterSession; user: AdapterUser } | null>;
+  ): Promise<{ session: StoredSession; user: AdapterUser } | null>;
+  /** `null` for an unknown token; never creates a session. */
+  updateSession(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Promise<StoredSession | null>;
+  deleteSession(sessionToken: string): Promise<StoredSession | null>;
   /** One atomic `DELETE … RETURNING`: of concurrent calls for one token, one gets it. */
   useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
   /** Throws when no authenticator has this credential id. */
@@ -60,6 +73,8 @@ const columns = (names: readonly string[], alias?: string) =>
   names.map((n) => (alias ? `${alias}."${n}"` : `"${n}"`)).join(", ");
 const USER = columns(USER_COLUMNS);
 const SESSION = columns(["sessionToken", "userId", "expires"]);
+/** What a statement returns for a session: its columns and the row id, as other adapters do. */
+const SESSION_ROW = columns(["id", "sessionToken", "userId", "expires"]);
 const TOKEN = columns(["identifier", "token", "expires"]);
 const AUTHENTICATOR = columns([
   "credentialID",
@@ -149,8 +164,9 @@ VALUES (COALESCE($1, gen_random_uuid()::text), ${ACCOUNT_INSERT.slice(1)
     .join(", ")})
 RETURNING *`;
 
-  // Session and user columns do not overlap, so one flat row carries both.
-  const sessionAndUser = `SELECT s."sessionToken", s."userId", s."expires", ${columns(USER_COLUMNS, "u")}
+  // Session and user columns overlap only in "id", so the session's row id is read under
+  // another name and one flat row carries both.
+  const sessionAndUser = `SELECT s."id" AS "sessionId", s."sessionToken", s."userId", s."expires", ${columns(USER_COLUMNS, "u")}
 FROM ${sessions} s JOIN ${users} u ON u."id" = s."userId"
 WHERE s."sessionToken" = $1`;
 
@@ -233,33 +249,33 @@ WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
 
     async createSession({ sessionToken, userId, expires }) {
       const row = await one(
-        `INSERT INTO ${sessions} (${SESSION}) VALUES ($1, $2, $3) RETURNING ${SESSION}`,
+        `INSERT INTO ${sessions} (${SESSION}) VALUES ($1, $2, $3) RETURNING ${SESSION_ROW}`,
         [sessionToken, userId, expires],
       );
-      return toSession(row ?? fail("INSERT into sessions returned no row"));
+      return sessionOf(row ?? fail("INSERT into sessions returned no row"));
     },
     async getSessionAndUser(sessionToken) {
       const row = await one(sessionAndUser, [sessionToken]);
-      return row ? { session: toSession(row), user: toUser(row) } : null;
+      return row ? { session: sessionOf({ ...row, id: row.sessionId }), user: toUser(row) } : null;
     },
     async updateSession(patch) {
       const { set, params } = assignments(patch, ["userId", "expires"]);
       const row = set
         ? await one(
-            `UPDATE ${sessions} SET ${set} WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+            `UPDATE ${sessions} SET ${set} WHERE "sessionToken" = $1 RETURNING ${SESSION_ROW}`,
             [patch.sessionToken, ...params],
           )
-        : await one(`SELECT ${SESSION} FROM ${sessions} WHERE "sessionToken" = $1`, [
+        : await one(`SELECT ${SESSION_ROW} FROM ${sessions} WHERE "sessionToken" = $1`, [
             patch.sessionToken,
           ]);
-      return row ? toSession(row) : null;
+      return row ? sessionOf(row) : null;
     },
     async deleteSession(sessionToken) {
       const row = await one(
-        `DELETE FROM ${sessions} WHERE "sessionToken" = $1 RETURNING ${SESSION}`,
+        `DELETE FROM ${sessions} WHERE "sessionToken" = $1 RETURNING ${SESSION_ROW}`,
         [sessionToken],
       );
-      return row ? toSession(row) : null;
+      return row ? sessionOf(row) : null;
     },
 
     async createVerificationToken({ identifier, token, expires }) {

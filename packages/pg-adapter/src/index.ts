@@ -2,6 +2,6 @@
  * A Gatehouse adapter for PostgreSQL: give it a `pg` Pool, a `pg` Client or PGlite.
  * @module
  */
-export { PostgresAdapter, type PostgresAdapterMethods } from "./adapter.js";
+export { PostgresAdapter, type PostgresAdapterMethods, type StoredSession } from "./adapter.js";
 export type { PostgresOptions, Queryable } from "./client.js";
 export { createSchemaSql, migrate, schemaSql } from "./schema.js";

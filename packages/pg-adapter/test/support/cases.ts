@@ -80,10 +80,34 @@ export function storeCases(name: string, open: () => Promise<Store>): void {
       await adapter.createSession(session);
       const client = counting(store.client);
       const counted = PostgresAdapter(client, { schema: store.schema });
-      expect(await counted.getSessionAndUser(session.sessionToken)).toEqual({ session, user });
+      expect(await counted.getSessionAndUser(session.sessionToken)).toEqual({
+        session: { ...session, id: expect.any(String) },
+        user,
+      });
       expect(client.statements).toHaveLength(1);
       expect(await counted.getSessionAndUser(hex())).toBeNull();
       expect(client.statements).toHaveLength(2);
+    });
+
+    test("sessions come back with their row id, as the other adapters return it", async () => {
+      const user = await newUser();
+      const sessionToken = hex();
+      const created = await adapter.createSession({
+        sessionToken,
+        userId: user.id,
+        expires: new Date(Date.now() + DAY),
+      });
+      const { rows } = await store.client.query(
+        `SELECT "id" FROM "${store.schema}"."sessions" WHERE "sessionToken" = $1`,
+        [sessionToken],
+      );
+      const id = (rows[0] as { id: string }).id;
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(created).toMatchObject({ id, sessionToken });
+      expect((await adapter.getSessionAndUser(sessionToken))?.session).toMatchObject({ id });
+      const later = new Date(Date.now() + 2 * DAY);
+      expect(await adapter.updateSession({ sessionToken, expires: later })).toMatchObject({ id });
+      expect(await adapter.deleteSession(sessionToken)).toMatchObject({ id });
     });
 
     test("20 concurrent linkAccount calls for one provider account leave one row", async () => {
