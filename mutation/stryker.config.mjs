@@ -1,0 +1,49 @@
+// @ts-check
+/**
+ * Mutation testing of the security-critical modules. Not part of `npm test`: run
+ * `npm run mutate` (all modules) or `npm run mutate -- --mutate packages/core/src/lib/csrf.ts`
+ * (one). See mutation/README.md for the scores and mutation/equivalent-mutants.md for the
+ * reviewed survivors.
+ *
+ * @type {import("@stryker-mutator/api/core").PartialStrykerOptions}
+ */
+export default {
+  testRunner: "vitest",
+  plugins: ["@stryker-mutator/vitest-runner"],
+  vitest: { configFile: "mutation/vitest.config.ts", related: false },
+  mutate: [
+    "packages/core/src/lib/csrf.ts",
+    "packages/core/src/lib/callbacks.ts",
+    "packages/core/src/lib/crypto/jwe.ts",
+    "packages/core/src/lib/crypto/node.ts",
+    "packages/core/src/lib/crypto/encoding.ts",
+    "packages/core/src/lib/session/jwt.ts",
+    "packages/core/src/lib/users.ts",
+    "packages/core/src/lib/checks.ts",
+    "packages/core/src/lib/email/normalize.ts",
+    "packages/core/src/lib/cookies.ts",
+    "packages/core/src/lib/request.ts",
+  ],
+  coverageAnalysis: "perTest",
+  // The machine is shared: one or two test runners, not one per core.
+  concurrency: 2,
+  timeoutMS: 20_000,
+  ignorePatterns: [
+    "bench",
+    "docs",
+    "tests",
+    "packages/*/dist",
+    "packages/mikro-orm-adapter/test",
+    "packages/pg-adapter/test",
+    "packages/redis-adapter/test",
+    "mutation/reports",
+    "*.tsbuildinfo",
+  ],
+  tempDirName: "mutation/.stryker-tmp",
+  cleanTempDir: true,
+  reporters: ["clear-text", "progress", "html", "json"],
+  htmlReporter: { fileName: "mutation/reports/mutation.html" },
+  jsonReporter: { fileName: "mutation/reports/mutation.json" },
+  clearTextReporter: { allowColor: false, logTests: false, reportScoreTable: true },
+  thresholds: { high: 90, low: 80, break: null },
+};
