@@ -74,14 +74,14 @@ class Case {
   /** Fetches a CSRF token into the jar; the setup request does not count as a log line. */
   async csrf(): Promise<string> {
     const token = this.secret(await csrfToken(this.config, this.jar));
-    this.logger.error.mockClear();
+    this.clearLogs();
     return token;
   }
 
   /** Signs alice in; the setup requests do not count as log lines. */
   async signIn(): Promise<string> {
     await signInAlice(this.config, this.jar);
-    this.logger.error.mockClear();
+    this.clearLogs();
     return this.secret(this.jar.cookies.get(SESSION)!);
   }
 
@@ -120,8 +120,27 @@ class Case {
     return { response, status: response.status, body, location, json: () => JSON.parse(body) };
   }
 
-  get errors() {
-    return this.logger.error.mock.calls;
+  clearLogs(): void {
+    this.logger.error.mockClear();
+    this.logger.warn.mockClear();
+  }
+
+  /**
+   * Every failure logged so far, as `[error]`: server faults (`error`) and client mistakes
+   * (`warn("client-error", error)`) alike. Each failure must be exactly one of these lines.
+   */
+  get errors(): [Error][] {
+    const mistakes = this.logger.warn.mock.calls
+      .filter(([code]) => code === "client-error")
+      .map(([, detail]) => [detail as Error] as [Error]);
+    return [...this.logger.error.mock.calls, ...mistakes];
+  }
+
+  /** Client mistakes logged at `warn`, by type. */
+  mistakeTypes(): unknown[] {
+    return this.logger.warn.mock.calls
+      .filter(([code]) => code === "client-error")
+      .map(([, e]) => (e as { type?: unknown }).type ?? e?.name);
   }
 
   /** The error types logged so far. */
@@ -130,7 +149,7 @@ class Case {
   }
 
   logText(): string {
-    const calls = this.logger.error.mock.calls.map(([e]) => {
+    const calls = this.errors.map(([e]) => {
       const err = e as (Error & { cause?: { message?: unknown } }) | undefined;
       return [String(err), err?.message, err?.cause?.message];
     });
@@ -499,25 +518,42 @@ describe("bodies", () => {
   });
 });
 
-describe("an unknown provider goes to the error page with Configuration", () => {
+describe("an unknown provider is the client's mistake, never the Configuration page", () => {
   it.each([
-    ["POST", "/auth/signin/nope"],
     ["POST", "/auth/callback/nope"],
     ["GET", "/auth/callback/nope"],
-    ["POST", "/auth/signin/toString"],
     ["POST", "/auth/callback/__proto__"],
-  ])("%s %s", async (method, path) => {
+    ["GET", "/auth/callback/toString"],
+    ["GET", "/auth/webauthn-options/nope"],
+    ["GET", "/auth/webauthn-options/credentials"],
+    ["GET", "/auth/callback/a%20b"],
+    ["GET", "/auth/callback/..%2F..%2Fsession"],
+  ])("%s %s answers 400 InvalidProvider, logged once below error level", async (method, path) => {
     const c = new Case();
     const token = await c.csrf();
     const a = await c.send(path, {
       method,
       ...(method === "POST" ? { form: { csrfToken: token } } : {}),
     });
-    expect(a.status).toBe(302);
-    expect(a.location).toBe(`${ERROR_PAGE}?error=Configuration`);
+    expect(a.status).toBe(400);
+    expect(a.json()).toMatchObject({ error: "InvalidProvider" });
     expect(c.errors).toHaveLength(1);
-    expect(c.errorTypes()).toEqual(["InvalidProvider"]);
+    expect(c.logger.error).not.toHaveBeenCalled();
+    expect(c.mistakeTypes()).toEqual(["InvalidProvider"]);
   });
+
+  it.each([["/auth/signin/nope"], ["/auth/signin/toString"]])(
+    "POST %s goes back to the sign-in page, as with Auth.js",
+    async (path) => {
+      const c = new Case();
+      const token = await c.csrf();
+      const a = await c.send(path, { method: "POST", form: { csrfToken: token } });
+      expect(a.status).toBe(302);
+      expect(a.location).toBe(`${ORIGIN}/auth/signin`);
+      expect(c.logger.error).not.toHaveBeenCalled();
+      expect(c.mistakeTypes()).toEqual(["UnknownAction"]);
+    },
+  );
 });
 
 const HOSTILE_CALLBACKS = HOSTILE_CALLBACK_URLS;
@@ -698,7 +734,7 @@ describe("a hostile callback-url cookie is ignored, not fatal", () => {
     expect(c.errorTypes()).toEqual(["InvalidCallbackUrl"]);
     c.secret(c.jar.cookies.get(SESSION)!);
 
-    c.logger.error.mockClear();
+    c.clearLogs();
     c.jar.cookies.set(CALLBACK_COOKIE, hostile);
     const page = await c.send("/auth/signin");
     expect(page.status).toBe(200);
@@ -897,7 +933,7 @@ describe("a logger that throws turns nothing into a 500", () => {
     });
     expect(wrong.location).toBe(`${SIGNIN_PAGE}?error=CredentialsSignin&code=credentials`);
     const unknown = await c.send("/auth/signin/nope", { form: { csrfToken: token } });
-    expect(unknown.location).toBe(`${ERROR_PAGE}?error=Configuration`);
+    expect(unknown.location).toBe(SIGNIN_PAGE);
   });
 });
 
@@ -941,7 +977,7 @@ describe("X-Auth-Return-Redirect on an error path answers 200 {url}", () => {
     const csrfToken = await c.csrf();
     const a = await c.send("/auth/signin/nope", { headers, form: { csrfToken } });
     expect(a.status).toBe(200);
-    expect(a.json()).toEqual({ url: `${ERROR_PAGE}?error=Configuration` });
+    expect(a.json()).toEqual({ url: SIGNIN_PAGE });
     expect(c.errors).toHaveLength(1);
   });
 });

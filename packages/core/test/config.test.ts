@@ -136,20 +136,21 @@ describe("configuration checks", () => {
   });
 
   test("debug warns once and a user logger replaces the built-in levels it defines", async () => {
-    const warn = vi.fn();
-    const config = credentialsConfig({ debug: true, logger: { warn } });
-    const consoleError = vi.spyOn(console, "error").mockImplementation(() => {});
+    const error = vi.fn();
+    const config = credentialsConfig({ debug: true, logger: { error } });
+    const consoleWarn = vi.spyOn(console, "warn").mockImplementation(() => {});
     try {
       for (let i = 0; i < 3; i++) await Auth(new Request(`${ORIGIN}/auth/nope`), config);
-      expect(warn).toHaveBeenCalledTimes(1);
-      expect(warn).toHaveBeenCalledWith("debug-enabled");
-      // error is not defined by the user logger: the built-in one prints one line per failure.
-      expect(consoleError).toHaveBeenCalledTimes(3);
-      expect(String(consoleError.mock.calls[0]![0])).toMatch(
-        /^\[gatehouse\]\[error\] UnknownAction: /,
+      // warn is not defined by the user logger: the built-in one prints one line per warning,
+      // and a client's mistake (an unknown path) is a warning under its own type, not an error.
+      expect(consoleWarn).toHaveBeenCalledTimes(4);
+      expect(String(consoleWarn.mock.calls[0]![0])).toBe("[gatehouse][warn][debug-enabled]");
+      expect(String(consoleWarn.mock.calls[1]![0])).toMatch(
+        /^\[gatehouse\]\[warn\]\[client-error\] UnknownAction: /,
       );
+      expect(error).not.toHaveBeenCalled();
     } finally {
-      consoleError.mockRestore();
+      consoleWarn.mockRestore();
     }
   });
 

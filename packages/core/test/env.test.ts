@@ -17,11 +17,12 @@ describe("setEnvDefaults", () => {
     expect(own.secret).toBe("mine");
   });
 
-  test("AUTH_URL sets basePath from its path and trusts the host", () => {
+  test("AUTH_URL sets basePath from its path and pins the origin, without trusting the host", () => {
     const config: AuthConfig = { providers: [] };
     setEnvDefaults({ AUTH_URL: "https://app.example/api/auth" }, config);
     expect(config.basePath).toBe("/api/auth");
-    expect(config.trustHost).toBe(true);
+    expect(config.url).toBe("https://app.example/api/auth");
+    expect(config.trustHost).toBe(false);
     const root: AuthConfig = { providers: [] };
     setEnvDefaults({ AUTH_URL: "https://app.example" }, root);
     expect(root.basePath).toBe("/auth");
@@ -90,8 +91,15 @@ describe("setEnvDefaults", () => {
 describe("createActionURL", () => {
   const headers = new Headers({ host: "app.example", "x-forwarded-proto": "https" });
   test.each([
-    [{}, { basePath: "/auth" }, "https://app.example/auth/signout"],
-    [{}, { basePath: "/" }, "https://app.example/signout"],
+    [{}, { basePath: "/auth", trustHost: true }, "https://app.example/auth/signout"],
+    [{}, { basePath: "/" }, "http://app.example/signout"],
+    [{ AUTH_TRUST_HOST: "true" }, { basePath: "/" }, "https://app.example/signout"],
+    [
+      { AUTH_TRUST_HOST: "true" },
+      { basePath: "/", trustHost: false },
+      "http://app.example/signout",
+    ],
+    [{}, { url: "https://pinned.example" }, "https://pinned.example/signout"],
     [{ AUTH_URL: "https://env.example/api/auth" }, {}, "https://env.example/api/auth/signout"],
     [
       { AUTH_URL: "https://env.example/api/auth" },
@@ -131,10 +139,41 @@ describe("createActionURL", () => {
       "http",
       new Headers({ host: "h.example", "x-forwarded-host": "fwd.example" }),
       {},
-      { basePath: "/auth" },
+      { basePath: "/auth", trustHost: true },
     );
     expect(url.href).toBe("http://fwd.example/auth/csrf");
   });
+
+  test("forwarded headers are ignored unless the host is trusted", () => {
+    const headers = new Headers({
+      host: "h.example",
+      "x-forwarded-host": "evil.example",
+      "x-forwarded-proto": "https",
+    });
+    expect(createActionURL("csrf", "http", headers, {}, { basePath: "/auth" }).href).toBe(
+      "http://h.example/auth/csrf",
+    );
+  });
+
+  test.each([
+    ["fwd.example, proxy.internal", "https, http", "https://fwd.example/auth/csrf"],
+    [" fwd.example ,x", "javascript", "http://fwd.example/auth/csrf"],
+    ["fwd.example", "ftp, https", "http://fwd.example/auth/csrf"],
+    ["fwd.example", "HTTPS", "https://fwd.example/auth/csrf"],
+    ["evil.example/path@x", "https", "https://localhost/auth/csrf"],
+  ])(
+    "x-forwarded-host %j and -proto %j → %s (first value, http/https only)",
+    (host, proto, out) => {
+      const headers = new Headers({
+        host: "h.example",
+        "x-forwarded-host": host,
+        "x-forwarded-proto": proto,
+      });
+      expect(
+        createActionURL("csrf", "http", headers, {}, { basePath: "/auth", trustHost: true }).href,
+      ).toBe(out);
+    },
+  );
 });
 
 describe("small utilities", () => {

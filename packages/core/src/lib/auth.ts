@@ -18,13 +18,14 @@ import {
   CredentialsSignin,
   EmailSignInError,
   isClientError,
-  UnknownAction,
+  isClientMistake,
 } from "./errors.js";
+import { effectiveUrl, HostMismatch } from "./origin.js";
 import { renderErrorPage } from "./pages/index.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
 import { htmlResult, jsonResult, redirectResult, toResponse } from "./response.js";
 import { raw } from "./symbols.js";
-import type { AuthAction, AuthConfig, ResponseInternal } from "./types/config.js";
+import type { AuthAction, AuthConfig, LoggerInstance, ResponseInternal } from "./types/config.js";
 
 const actions: Record<AuthAction, (ctx: Context) => ResponseInternal | Promise<ResponseInternal>> =
   {
@@ -50,6 +51,19 @@ function rejection(r: RequestRejection): ResponseInternal {
   return result;
 }
 
+/** A client's mistake: one `warn` line under its own type, never an `error`. */
+function logMistake(logger: LoggerInstance, type: string, message: string): void {
+  const error = new Error(message);
+  error.name = type;
+  logger.warn("client-error", error);
+}
+
+/** Logs a failed action: client mistakes at `warn`, server faults at `error`. */
+function logFailure(logger: LoggerInstance, error: AuthError): void {
+  if (isClientMistake(error)) logger.warn("client-error", error);
+  else logger.error(error);
+}
+
 /** The page actions answer a broken configuration with the error page; the rest with JSON. */
 function configurationError(
   req: RequestInternal,
@@ -58,7 +72,7 @@ function configurationError(
 ): ResponseInternal {
   const isPage = ["signin", "signout", "error", "verify-request"].includes(req.action);
   if (!isPage || req.method !== "GET") return jsonResult({ message: configurationMessage }, 500);
-  if (config.pages?.error) {
+  if (typeof config.pages?.error === "string" && URL.canParse(config.pages.error, origin)) {
     const target = new URL(config.pages.error, origin);
     target.searchParams.set("error", "Configuration");
     // Guard against a custom error page that itself needs a working configuration.
@@ -94,6 +108,23 @@ function errorRedirect(ctx: Context, error: AuthError): ResponseInternal {
   return result;
 }
 
+/**
+ * The provider named in the path, checked before the action runs: an unknown id (or one that
+ * cannot be an id) is the client's mistake, as is a WebAuthn action for another provider type.
+ * A sign-in POST for an unknown provider goes back to the sign-in page, as with Auth.js.
+ */
+function checkProviderSegment(req: RequestInternal, config: ResolvedConfig): void {
+  const id = req.providerId;
+  if (id === undefined || req.action === "signin") return;
+  const provider = config.providerById.get(id);
+  if (!provider) {
+    throw new RequestRejection(400, "InvalidProvider", "No provider has the id given in the path");
+  }
+  if (req.action === "webauthn-options" && provider.type !== "webauthn") {
+    throw new RequestRejection(400, "InvalidProvider", "This provider is not a WebAuthn provider");
+  }
+}
+
 async function run(
   request: Request,
   config: AuthConfig,
@@ -107,23 +138,33 @@ async function run(
     configError = error;
   }
   const logger = resolved?.logger ?? configLogger(config);
+  const isRaw = resolved?.raw ?? config.raw === raw;
 
   let req: RequestInternal;
   try {
-    req = await parseRequest(request, resolved?.basePath ?? normalizeBasePath(config.basePath));
+    const basePath = resolved?.basePath ?? normalizeBasePath(config.basePath);
+    req = await parseRequest(request, basePath);
+    if (resolved) {
+      req.url = effectiveUrl(req.url, req.headers, resolved.url, resolved.trustHost);
+      checkProviderSegment(req, resolved);
+    }
   } catch (error) {
+    let r: RequestRejection;
+    if (error instanceof RequestRejection) r = error;
+    else if (error instanceof HostMismatch)
+      r = new RequestRejection(400, "UntrustedHost", error.message);
     // A body that cannot be read (an aborted upload, say) is the client's problem too.
-    const r =
-      error instanceof RequestRejection
-        ? error
-        : new RequestRejection(400, "BadRequest", "The request could not be read");
-    logger.error(new UnknownAction(r.message));
-    return { result: rejection(r), raw: resolved?.raw ?? config.raw === raw };
+    else r = new RequestRejection(400, "BadRequest", "The request could not be read");
+    if (r.error === "UnknownAction" && resolved && resolved.basePath !== "") {
+      r = outsideBasePath(r, request, resolved.basePath);
+    }
+    logMistake(logger, r.error, r.message);
+    return { result: rejection(r), raw: isRaw };
   }
 
   if (!resolved) {
     logger.error(configError as Error);
-    return { result: configurationError(req, config, req.url.origin), raw: config.raw === raw };
+    return { result: configurationError(req, config, req.url.origin), raw: isRaw };
   }
 
   const ctx = new Context(req, resolved);
@@ -134,20 +175,43 @@ async function run(
   } catch (caught) {
     if (caught instanceof MethodNotAllowed) {
       const r = new RequestRejection(405, "MethodNotAllowed", caught.message, caught.allow);
-      logger.error(new UnknownAction(r.message));
+      logMistake(logger, r.error, r.message);
       return { result: rejection(r), raw: resolved.raw };
     }
     const error =
       caught instanceof AuthError
         ? caught
         : new AuthError("An unexpected error ended the request", { cause: caught });
-    logger.error(error);
+    logFailure(logger, error);
     if (resolved.raw && caught instanceof AuthError && !returnRedirect) throw caught;
     if (req.action === "session" && req.method === "POST") {
       return { result: jsonResult(null, 400), raw: resolved.raw };
     }
     return { result: errorRedirect(ctx, error), raw: resolved.raw };
   }
+}
+
+/** An unknown path whose prefix is not `basePath` says which `basePath` is configured. */
+function outsideBasePath(r: RequestRejection, request: Request, basePath: string) {
+  const path = URL.canParse(request.url) ? new URL(request.url).pathname : "";
+  if (path === basePath || path.startsWith(`${basePath}/`)) return r;
+  return new RequestRejection(
+    400,
+    "UnknownAction",
+    `The path is outside the configured basePath "${basePath}": mount the handler there or set basePath`,
+  );
+}
+
+/** The last resort when even the answer could not be built: a 400 with no body to go wrong. */
+function unbuildable(logger: LoggerInstance, cause: unknown): Response {
+  logger.error(new AuthError("The response could not be built", { cause }));
+  return new Response(
+    JSON.stringify({ error: "BadRequest", message: "The request could not be answered" }),
+    {
+      status: 400,
+      headers: { "Content-Type": "application/json", "Cache-Control": "private, no-store" },
+    },
+  );
 }
 
 /**
@@ -175,6 +239,19 @@ export async function Auth(
   config: AuthConfig,
 ): Promise<Response | ResponseInternal> {
   const returnRedirect = request.headers.has("X-Auth-Return-Redirect");
-  const { result, raw: isRaw } = await run(request, config, returnRedirect);
-  return isRaw ? result : toResponse(result, returnRedirect);
+  let outcome: { result: ResponseInternal; raw: boolean };
+  try {
+    outcome = await run(request, config, returnRedirect);
+  } catch (cause) {
+    // Raw mode hands action errors to the framework integration on purpose.
+    if (config.raw === raw && cause instanceof AuthError) throw cause;
+    const response = unbuildable(configLogger(config), cause);
+    return config.raw === raw ? { status: 400, body: { error: "BadRequest" } } : response;
+  }
+  if (outcome.raw) return outcome.result;
+  try {
+    return toResponse(outcome.result, returnRedirect);
+  } catch (cause) {
+    return unbuildable(configLogger(config), cause);
+  }
 }

@@ -5,6 +5,7 @@
 import { normalizeBasePath } from "./base-path.js";
 import { defaultCallbacks } from "./callbacks.js";
 import { resolveCookies } from "./cookies.js";
+import { envPrefix, listFromEnv, processEnv, secretsFromEnv, trustHostFromEnv } from "./env.js";
 import {
   AdapterError,
   AuthError,
@@ -23,6 +24,7 @@ import {
 import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
 import { resolveLogger } from "./logger.js";
 import { normalizeOAuth } from "./oauth/provider.js";
+import { parsePublicUrl } from "./origin.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
 import type {
   AuthConfig,
@@ -43,6 +45,12 @@ export { normalizeBasePath } from "./base-path.js";
 /** A configuration after defaults and checks. */
 export interface ResolvedConfig {
   basePath: string;
+  /** The pinned public origin (`config.url` / `AUTH_URL`), if any. */
+  url: URL | undefined;
+  /** Whether `X-Forwarded-Host` may name the host (only consulted with a pinned origin). */
+  trustHost: boolean;
+  /** Origins the redirect proxy may forward a callback to (exact, or `https://*.example.com`). */
+  redirectProxyOrigins: string[];
   secrets: string[];
   providers: ProviderConfig[];
   providerById: Map<string, ProviderConfig>;
@@ -112,12 +120,19 @@ function checkProvider(p: ProviderConfig): void {
   if (p.type === "credentials" && typeof p.authorize !== "function") {
     throw new MissingAuthorize(`Credentials provider "${p.id}" has no authorize function`);
   }
+  if ((p.type === "oauth" || p.type === "oidc") && !p.clientId) {
+    throw new InvalidProvider(
+      `Provider "${p.id}" has no client id: set ${envPrefix(p.id)}ID (or clientId in its options)`,
+    );
+  }
   if ((p.type === "oauth" || p.type === "oidc") && !p.issuer && !p.wellKnown) {
     for (const endpoint of ["authorization", "token", "userinfo"] as const) {
       const value = p[endpoint];
       const url = typeof value === "string" ? value : value?.url;
       if (!url) {
-        throw new InvalidEndpoints(`Provider "${p.id}" needs an issuer or an ${endpoint} URL`);
+        throw new InvalidEndpoints(
+          `Provider "${p.id}" needs an issuer, or ${endpoint === "authorization" ? "an" : "a"} ${endpoint} URL`,
+        );
       }
     }
   }
@@ -183,20 +198,49 @@ function requiredMethods(
   return needed;
 }
 
+/** The pinned origin: `config.url`, else `AUTH_URL`. A value that is not an http(s) URL is refused. */
+function pinnedUrl(config: AuthConfig, env: Record<string, string | undefined>): URL | undefined {
+  const value = config.url ?? (env.AUTH_URL || undefined);
+  if (value === undefined) return undefined;
+  const url = parsePublicUrl(value);
+  if (!url) {
+    const source = config.url === undefined ? "AUTH_URL" : "config.url";
+    throw new UntrustedHost(
+      `${source} must be the site's absolute http(s) URL, such as https://example.com (no query, fragment or credentials)`,
+    );
+  }
+  return url;
+}
+
+/** Secrets from the config, else from `AUTH_SECRET` (and `AUTH_SECRET_1..3`). */
+function configSecrets(config: AuthConfig, env: Record<string, string | undefined>): string[] {
+  const own = (Array.isArray(config.secret) ? config.secret : [config.secret]).filter(
+    (s): s is string => typeof s === "string" && s.length > 0,
+  );
+  return own.length > 0 ? own : secretsFromEnv(env);
+}
+
+/** The shortest secret a warning is not logged for: 32 characters (`openssl rand -base64 32`). */
+const MIN_SECRET_LENGTH = 32;
+
 function build(config: AuthConfig): ResolvedConfig {
   const logger = resolveLogger(config.logger, config.debug);
   if (config.debug) logger.warn("debug-enabled");
-  if (!config.trustHost) {
+  const env = processEnv();
+  const url = pinnedUrl(config, env);
+  const trustHost = config.trustHost ?? trustHostFromEnv(env);
+  if (!trustHost && !url) {
     throw new UntrustedHost(
-      "The request's host is not trusted: set trustHost: true (or AUTH_TRUST_HOST) behind a proxy that sets Host safely",
+      "The request's host is not trusted: set url (AUTH_URL) to the site's public URL, or trustHost: true (AUTH_TRUST_HOST=true) behind a proxy that sets Host safely",
     );
   }
-  const secrets = (Array.isArray(config.secret) ? config.secret : [config.secret]).filter(
-    (s): s is string => typeof s === "string" && s.length > 0,
-  );
+  const secrets = configSecrets(config, env);
   if (secrets.length === 0) {
-    throw new MissingSecret("Set a secret (config.secret or AUTH_SECRET)");
+    throw new MissingSecret(
+      "Set a secret: config.secret, or the AUTH_SECRET environment variable (`openssl rand -base64 32` makes one)",
+    );
   }
+  if (secrets.some((s) => s.length < MIN_SECRET_LENGTH)) logger.warn("weak-secret");
   if (!Array.isArray(config.providers)) {
     throw new InvalidProvider("config.providers must be an array");
   }
@@ -259,8 +303,16 @@ function build(config: AuthConfig): ResolvedConfig {
     return cookieVariants[key];
   };
 
+  const basePath =
+    config.basePath === undefined && url && url.pathname !== "/"
+      ? normalizeBasePath(url.pathname)
+      : normalizeBasePath(config.basePath);
   return {
-    basePath: normalizeBasePath(config.basePath),
+    basePath,
+    url,
+    trustHost,
+    redirectProxyOrigins:
+      config.redirectProxyOrigins ?? listFromEnv(env.AUTH_REDIRECT_PROXY_ORIGINS) ?? [],
     secrets,
     providers,
     providerById,

@@ -92,8 +92,10 @@ export class Context {
     if (absolute.protocol !== "http:" && absolute.protocol !== "https:") {
       throw new InvalidCallbackUrl("The redirect callback returned a URL that is not http(s)");
     }
-    // An absolute URL stays as the callback wrote it; a relative one is resolved on the origin.
-    return URL.canParse(result) ? result : absolute.href;
+    // An absolute URL in plain printable ASCII stays as the callback wrote it. Anything else (a
+    // relative URL, non-ASCII text, a lone surrogate) becomes its normalised, percent-encoded
+    // form: it goes into a `Location` header and a cookie, which carry bytes, not text.
+    return URL.canParse(result) && /^[\x21-\x7e]*$/.test(result) ? result : absolute.href;
   }
 
   async #resolveCallbackUrl(): Promise<string> {
@@ -112,7 +114,7 @@ export class Context {
       try {
         return await this.#redirect(fromCookie);
       } catch (error) {
-        this.config.logger.error(error as Error);
+        this.config.logger.warn("client-error", error as Error);
       }
     }
     return this.origin;

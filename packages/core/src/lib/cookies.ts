@@ -47,6 +47,9 @@ export function resolveCookies(
   return cookies;
 }
 
+/** Trims the optional whitespace of the cookie grammar: spaces and tabs, nothing else. */
+const ows = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, "");
+
 /** Parses a `Cookie` header. The first occurrence of a name wins; undecodable values stay raw. */
 export function parseCookies(header: string | null): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
@@ -54,9 +57,9 @@ export function parseCookies(header: string | null): Record<string, string> {
   for (const part of header.split(";")) {
     const eq = part.indexOf("=");
     if (eq <= 0) continue;
-    const name = part.slice(0, eq).trim();
+    const name = ows(part.slice(0, eq));
     if (!name || name in out) continue;
-    let value = part.slice(eq + 1).trim();
+    let value = ows(part.slice(eq + 1));
     if (value.length >= 2 && value.startsWith('"') && value.endsWith('"'))
       value = value.slice(1, -1);
     if (value.includes("%")) {
@@ -71,10 +74,15 @@ export function parseCookies(header: string | null): Record<string, string> {
   return out;
 }
 
+/** The text with each lone surrogate (which `encodeURIComponent` throws on) replaced by U+FFFD. */
+function wellFormed(text: string): string {
+  return (text as string & { toWellFormed(): string }).toWellFormed();
+}
+
 /** Serialises a cookie for `Set-Cookie`, attributes in the order Auth.js writes them. */
 export function serializeCookie(cookie: Cookie): string {
   const o = cookie.options;
-  let out = `${cookie.name}=${encodeURIComponent(cookie.value)}`;
+  let out = `${cookie.name}=${encodeURIComponent(wellFormed(cookie.value))}`;
   if (o.maxAge !== undefined) out += `; Max-Age=${Math.floor(o.maxAge)}`;
   if (o.domain) out += `; Domain=${o.domain}`;
   if (o.path) out += `; Path=${o.path}`;

@@ -226,3 +226,26 @@ const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
 export function isClientError(error: unknown): error is AuthError {
   return error instanceof AuthError && clientSafe.has(error.type);
 }
+
+/** Failures caused by the request, not the server: logged at `warn`, never at `error`. */
+const mistakes: ReadonlySet<ErrorType> = new Set<ErrorType>([
+  "AccountNotLinked",
+  "CredentialsSignin",
+  "InvalidCallbackUrl",
+  "InvalidCheck",
+  "MissingCSRF",
+  "OAuthAccountNotLinked",
+  "UnknownAction",
+  "Verification",
+  "WebAuthnVerificationError",
+]);
+
+/**
+ * Whether an error is the client's mistake (a wrong password, an expired link, a forged form)
+ * rather than a fault of the server or its configuration.
+ */
+export function isClientMistake(error: unknown): error is AuthError {
+  if (!(error instanceof AuthError)) return false;
+  if (error instanceof EmailSignInError) return error.code === "invalid_email";
+  return mistakes.has(error.type);
+}

@@ -19,8 +19,8 @@ export function consoleLogger(debug: boolean): LoggerInstance {
       console.error(`[gatehouse][error] ${describe(error)}`);
       if (debug && error.stack) console.error(error.stack);
     },
-    warn(code: WarningCode) {
-      console.warn(`[gatehouse][warn][${code}]`);
+    warn(code: WarningCode, detail?: Error) {
+      console.warn(`[gatehouse][warn][${code}]${detail ? ` ${describe(detail)}` : ""}`);
     },
     debug(message, metadata) {
       if (debug) console.debug(`[gatehouse][debug] ${message}`, metadata ?? "");

@@ -23,7 +23,13 @@ export interface RequestInternal {
 export class RequestRejection {
   constructor(
     readonly status: 400 | 405 | 413 | 415,
-    readonly error: "UnknownAction" | "MethodNotAllowed" | "BadRequest" | "PayloadTooLarge",
+    readonly error:
+      | "UnknownAction"
+      | "MethodNotAllowed"
+      | "BadRequest"
+      | "PayloadTooLarge"
+      | "InvalidProvider"
+      | "UntrustedHost",
     readonly message: string,
     readonly allow?: string,
   ) {}
@@ -120,10 +126,17 @@ async function readBody(request: Request): Promise<string> {
   }
 }
 
+/** The media type of a `Content-Type` header: before any `;`, trimmed, lower-cased. */
+export function mediaType(header: string | null): string {
+  if (!header) return "";
+  const semicolon = header.indexOf(";");
+  return (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase();
+}
+
 async function parseBody(request: Request): Promise<Record<string, unknown> | undefined> {
-  const type = request.headers.get("content-type") ?? "";
-  const isJson = type.includes("application/json");
-  const isForm = type.includes("application/x-www-form-urlencoded");
+  const type = mediaType(request.headers.get("content-type"));
+  const isJson = type === "application/json";
+  const isForm = type === "application/x-www-form-urlencoded";
   if (!isJson && !isForm) {
     request.body?.cancel().catch(() => {});
     return undefined;

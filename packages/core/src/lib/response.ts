@@ -2,6 +2,7 @@
  * Internal responses and their conversion to web `Response`s.
  */
 import { serializeCookie } from "./cookies.js";
+import { securePage } from "./pages/csp.js";
 import type { ResponseInternal } from "./types/config.js";
 
 /** Headers that keep session and CSRF answers out of every cache. */
@@ -13,7 +14,6 @@ export const noStore: Record<string, string> = {
 };
 
 const json = { "Content-Type": "application/json" };
-const html = { "Content-Type": "text/html; charset=utf-8" };
 
 /** A JSON answer. */
 export function jsonResult(
@@ -24,9 +24,10 @@ export function jsonResult(
   return { status, headers, body };
 }
 
-/** An HTML page. */
+/** A built-in HTML page, with its security headers (no caching, no framing, a CSP nonce). */
 export function htmlResult(body: string, status = 200): ResponseInternal {
-  return { status, headers: html, body };
+  const page = securePage(body);
+  return { status, headers: page.headers, body: page.html };
 }
 
 /** A redirect (302). */

@@ -1,6 +1,6 @@
 import type { Context } from "../context.js";
 import type { EmailInternalProvider } from "../email/signin.js";
-import { InvalidProvider } from "../errors.js";
+import { InvalidProvider, UnknownAction } from "../errors.js";
 import type { OAuthInternalProvider } from "../oauth/signin.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
@@ -19,6 +19,14 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
   await ctx.callbackUrl();
   const signInUrl = pageUrl(ctx, ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`, {});
   if (ctx.req.providerId === undefined) return redirectResult(signInUrl);
+  if (!ctx.config.providerById.has(ctx.req.providerId)) {
+    // The client named a provider that does not exist: back to the page that lists them.
+    ctx.config.logger.warn(
+      "client-error",
+      new UnknownAction("No provider has the id given in the path"),
+    );
+    return redirectResult(signInUrl);
+  }
   const provider = ctx.requireProvider();
   switch (provider.type) {
     case "credentials":

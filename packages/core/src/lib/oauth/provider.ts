@@ -2,7 +2,7 @@
  * OAuth provider normalisation, once per configuration: credentials from the environment,
  * default checks and client authentication, endpoint parameters.
  */
-import { envPrefix } from "../env.js";
+import { envPrefix, processEnv } from "../env.js";
 import { customFetch } from "../symbols.js";
 import type { CustomFetch } from "../types/config.js";
 import type { EndpointConfig, OAuthCheck, OAuthConfig } from "../types/providers.js";
@@ -16,12 +16,6 @@ export interface OAuthProvider extends OAuthConfig {
   checks: OAuthCheck[];
   authMethod: ClientAuthMethod;
   fetch: CustomFetch | undefined;
-}
-
-function env(): Record<string, string | undefined> {
-  return (
-    (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env ?? {}
-  );
 }
 
 /** The URL of an endpoint given as a string or `{ url }`. */
@@ -50,7 +44,7 @@ export function endpointParams(
  * provider configured only through the environment works.
  */
 export function normalizeOAuth(provider: OAuthConfig): OAuthProvider {
-  const vars = env();
+  const vars = processEnv();
   const prefix = envPrefix(provider.id);
   const clientId = provider.clientId ?? vars[`${prefix}ID`] ?? "";
   const clientSecret = provider.clientSecret ?? vars[`${prefix}SECRET`];

@@ -24,6 +24,17 @@ function isLoopback(url: string): boolean {
 }
 
 /**
+ * Refuses a URL that Gatehouse would call over plain HTTP on a non-loopback host: codes, tokens
+ * and secrets never cross a network in clear. `https:` and loopback `http:` pass.
+ */
+export function requireSecureTransport(url: string, what: string): void {
+  const { protocol } = new URL(url);
+  if (protocol === "https:") return;
+  if (protocol === "http:" && isLoopback(url)) return;
+  throw new TypeError(`The ${what} must be an https URL (plain http only for loopback hosts)`);
+}
+
+/**
  * Options for `oauth4webapi` requests: the provider's custom fetch, and plain HTTP allowed only
  * for loopback hosts (development and tests), never for the open internet.
  */
@@ -40,6 +51,7 @@ async function discover(provider: OAuthProvider): Promise<oauth.AuthorizationSer
   const wellKnown = provider.wellKnown;
   let response: Response;
   if (wellKnown) {
+    requireSecureTransport(wellKnown, "wellKnown discovery URL");
     const fetchImpl = provider.fetch ?? fetch;
     response = await fetchImpl(wellKnown, {
       headers: { accept: "application/json" },

@@ -82,6 +82,56 @@ export type PartialCookiesOptions = {
 /** Why the session callback or the jwt callback is running. */
 export type SessionTrigger = "signIn" | "signUp" | "update";
 
+/**
+ * The session the `session` callback receives under the database strategy: the stored session
+ * row without its token (which stays in its HttpOnly cookie), and the stored user.
+ */
+export interface DatabaseSession extends Omit<AdapterSession, "sessionToken"> {
+  /** The stored user. Pick what the client may see; `{ ...user }` publishes every column. */
+  user: AdapterUser;
+  /** Columns the adapter adds to a session row (an `id`, say). */
+  [column: string]: unknown;
+}
+
+/** What the `session` callback receives under the JWT strategy. */
+export interface JWTSessionCallbackParams {
+  strategy: "jwt";
+  /** The default session built from the token: `user` holds its `name`, `email` and `picture`. */
+  session: Session;
+  /** The token, as the `jwt` callback returned it. */
+  token: JWT;
+  user?: undefined;
+  newSession?: undefined;
+  trigger?: undefined;
+}
+
+/** What the `session` callback receives under the database strategy. */
+export interface DatabaseSessionCallbackParams {
+  strategy: "database";
+  session: DatabaseSession;
+  /** The stored user (the same as `session.user`). */
+  user: AdapterUser;
+  token?: undefined;
+  /** On `POST /session`: the `data` the client sent. Untrusted: validate it. */
+  newSession?: unknown;
+  /** `"update"` on `POST /session`. */
+  trigger?: "update";
+}
+
+/**
+ * The `session` callback's parameters: a union on `strategy`, so that `token` is there under
+ * JWT sessions and `user` under database sessions.
+ */
+export type SessionCallbackParams = JWTSessionCallbackParams | DatabaseSessionCallbackParams;
+
+/**
+ * What the `session` callback returns: a {@link Session}, whose `expires` may also be a `Date`
+ * (as under the database strategy); the client receives its ISO 8601 string.
+ */
+export type SessionCallbackResult = {
+  [K in keyof Session]: K extends "expires" ? string | Date : Session[K];
+};
+
 /** Callbacks that steer what Gatehouse does. */
 export interface CallbacksOptions {
   /** Decide whether a sign-in may go on: `true`, `false`, or a URL to redirect to. */
@@ -94,14 +144,20 @@ export interface CallbacksOptions {
   }) => Awaitable<boolean | string>;
   /** Decide where a callback URL may send the user. Default: same origin only. */
   redirect?: (params: { url: string; baseUrl: string }) => Awaitable<string>;
-  /** Shape the session the client sees. */
-  session?: (params: {
-    session: Session & Partial<AdapterSession>;
-    token: JWT;
-    user: AdapterUser;
-    newSession?: unknown;
-    trigger?: "update";
-  }) => Awaitable<Session>;
+  /**
+   * Shape the session the client sees: the return value is what `GET /session` answers. Its
+   * parameters depend on the session strategy: narrow on `strategy` (or on `token` / `user`)
+   * before reading `token` or `user`. A callback that throws answers `null` and is logged.
+   *
+   * @example
+   * ```ts
+   * session({ strategy, session, token, user }) {
+   *   const id = strategy === "jwt" ? token.sub : user.id;
+   *   return { ...session, user: { ...session.user, id } };
+   * }
+   * ```
+   */
+  session?: (params: SessionCallbackParams) => Awaitable<SessionCallbackResult>;
   /** Shape the JWT saved in the session cookie. Return `null` to end the session. */
   jwt?: (params: {
     token: JWT;
@@ -145,12 +201,18 @@ export type WarningCode =
   | "csrf-disabled"
   | "env-url-basepath-redundant"
   | "env-url-basepath-mismatch"
-  | "experimental-webauthn";
+  | "experimental-webauthn"
+  | "weak-secret"
+  | "client-error";
 
 /** Where Gatehouse writes its log lines. Missing levels fall back to the built-in logger. */
 export interface LoggerInstance {
   error: (error: Error) => void;
-  warn: (code: WarningCode) => void;
+  /**
+   * A warning. `client-error` warnings carry the client's mistake (an unknown path, a bad form,
+   * a wrong password) as `detail`: logged once, never at error level.
+   */
+  warn: (code: WarningCode, detail?: Error) => void;
   debug: (message: string, metadata?: unknown) => void;
 }
 
@@ -180,14 +242,35 @@ export interface AuthConfig {
   logger?: Partial<LoggerInstance>;
   pages?: PagesOptions;
   raw?: typeof raw;
+  /**
+   * The URL of a stable deployment that receives every OAuth callback for preview deployments
+   * (`AUTH_REDIRECT_PROXY_URL`). It forwards a callback only to an origin listed in
+   * {@link AuthConfig.redirectProxyOrigins}.
+   */
   redirectProxyUrl?: string;
+  /**
+   * The origins the redirect proxy may forward callbacks to: exact origins
+   * (`https://preview.example.com`) or one wildcard label on the left
+   * (`https://*.preview.example.com`). Default: none (`AUTH_REDIRECT_PROXY_ORIGINS`, comma-separated).
+   */
+  redirectProxyOrigins?: string[];
   /** The secret, or a list of secrets: the first signs and encrypts, all are accepted. */
   secret?: string | string[];
   session?: Partial<SessionOptions>;
   skipCSRFCheck?: typeof skipCSRFCheck;
   theme?: Theme;
-  /** Trust the request's `Host` header. Required. */
+  /**
+   * Trust the request's `Host` (and, with {@link AuthConfig.url}, `X-Forwarded-Host`) header.
+   * Needed when `url` is not set. Default: `AUTH_TRUST_HOST`, or true on Vercel and Cloudflare Pages.
+   */
   trustHost?: boolean;
+  /**
+   * The site's public URL, such as `https://example.com` (default: `AUTH_URL`). When set, every
+   * absolute URL Gatehouse builds (email links, OAuth `redirect_uri`, the WebAuthn relying party)
+   * and the secure-cookie decision come from it, and a request for another host is answered
+   * `400`. A path in it becomes `basePath` unless `basePath` is set.
+   */
+  url?: string | URL;
   useSecureCookies?: boolean;
 }
 
