@@ -139,7 +139,7 @@ describe("GET /session with JWT sessions", () => {
   test("the session callback decides what the client sees, and the session event fires", async () => {
     const sessionEvent = vi.fn();
     const config = credentialsConfig({
-      callbacks: { session: ({ session, token }) => ({ ...session, userId: token.sub }) },
+      callbacks: { session: ({ session, token }) => ({ ...session, userId: token?.sub }) },
       events: { session: sessionEvent },
     });
     const response = await Auth(

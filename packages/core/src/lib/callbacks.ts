@@ -2,8 +2,7 @@
  * The default callbacks, and the rule that keeps redirects on the site's own origin.
  */
 import { InvalidCallbackUrl } from "./errors.js";
-import type { CallbacksOptions } from "./types/config.js";
-import type { Session } from "./types/models.js";
+import type { CallbacksOptions, SessionCallbackResult } from "./types/config.js";
 
 /**
  * Resolves `url` against `baseUrl` and keeps it only when it stays on the same origin.
@@ -42,9 +41,10 @@ export const defaultCallbacks: Required<CallbacksOptions> = {
     }
     return safe;
   },
+  // Only what Auth.js exposes by default: never an id, a stored column or the session token.
   session: ({ session }) => {
     const user = session.user;
-    const out: Session = { expires: session.expires };
+    const out: SessionCallbackResult = { expires: session.expires };
     if (user) out.user = { name: user.name, email: user.email, image: user.image };
     return out;
   },

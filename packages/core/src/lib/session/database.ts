@@ -12,6 +12,7 @@ import { SessionTokenError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
 import type { Cookie } from "../types/config.js";
 import type { Adapter, AdapterSession, AdapterUser } from "../types/models.js";
+import { clientSession } from "./callback.js";
 import type { SessionCheck } from "./jwt.js";
 
 function adapterOf(ctx: Context): Required<Adapter> {
@@ -76,17 +77,16 @@ export async function checkDatabaseSession(
     cookies.push(sessionCookie(ctx, stored));
   }
 
-  const session = await config.callbacks.session({
-    session: {
-      user: { id: user.id, name: user.name, email: user.email, image: user.image },
-      expires: stored.expires.toISOString(),
-      sessionToken: stored.sessionToken,
-      userId: stored.userId,
-    },
+  // The token stays in its HttpOnly cookie: a callback that spreads `session` into its answer
+  // must not publish it.
+  const { sessionToken: _token, ...row } = stored;
+  const session = await clientSession(config, {
+    strategy: "database",
+    session: { ...row, user },
     user,
-    ...(update ? { newSession: update.data, trigger: "update" as const } : {}),
-  } as Parameters<typeof config.callbacks.session>[0]);
-  await emit(config, "session", { session });
+    ...(update ? { newSession: update.data, trigger: "update" } : {}),
+  });
+  if (session) await emit(config, "session", { session });
   return { session, cookies };
 }
 

@@ -13,6 +13,7 @@ import { JWTSessionError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, JWT, Profile, Session, User } from "../types/models.js";
+import { clientSession } from "./callback.js";
 
 /** The result of a session check. */
 export interface SessionCheck {
@@ -63,9 +64,16 @@ export async function checkJwtSession(
 
   // Snapshot the claims only when a custom callback could change them (even in place).
   const before = config.identityJwtCallback ? undefined : JSON.stringify(decoded);
-  const token = await config.callbacks.jwt(
-    update ? { token: decoded, trigger: "update", session: update.data } : { token: decoded },
-  );
+  let token: JWT | null | undefined;
+  try {
+    token = await config.callbacks.jwt(
+      update ? { token: decoded, trigger: "update", session: update.data } : { token: decoded },
+    );
+  } catch (cause) {
+    // A server fault, not a bad token: answer "no session" but keep the cookie.
+    config.logger.error(new JWTSessionError("The jwt callback threw", { cause }));
+    return { session: null, cookies: [] };
+  }
   if (token === null || token === undefined) return { session: null, cookies: clear(ctx) };
 
   const now = Math.floor(Date.now() / 1000);
@@ -82,14 +90,15 @@ export async function checkJwtSession(
     expires = new Date((issuedAt + config.session.maxAge) * 1000);
   }
 
-  const session = await config.callbacks.session({
+  const session = await clientSession(config, {
+    strategy: "jwt",
     session: {
-      user: { name: token.name, email: token.email, image: token.picture as string | undefined },
+      user: { name: token.name, email: token.email, image: token.picture },
       expires: expires.toISOString(),
     },
     token,
-  } as Parameters<typeof config.callbacks.session>[0]);
-  await emit(config, "session", { session, token });
+  });
+  if (session) await emit(config, "session", { session, token });
   return { session, cookies };
 }
 

@@ -9,13 +9,28 @@ export type Awaitable<T> = T | PromiseLike<T>;
 /** Every kind of provider Gatehouse knows. */
 export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn";
 
-/** The public shape of a user, and what a provider's `profile()` callback returns. */
-export interface User {
+/** The fields every user has. {@link User} extends it; augment `User`, not this. */
+export interface DefaultUser {
   id?: string;
   name?: string | null;
   email?: string | null;
   image?: string | null;
 }
+
+/**
+ * The public shape of a user, and what a provider's `profile()` callback returns. Add your own
+ * fields by module augmentation (they then appear on {@link AdapterUser} too):
+ *
+ * @example
+ * ```ts
+ * declare module "@gatehouse/core/types" {
+ *   interface User {
+ *     role?: "admin" | "member";
+ *   }
+ * }
+ * ```
+ */
+export interface User extends DefaultUser {}
 
 /** A user as an adapter stores it. */
 export interface AdapterUser extends User {
@@ -59,16 +74,33 @@ export interface AdapterAccount extends Account {
   type: AdapterAccountType;
 }
 
-/** The session shape exposed to clients. */
-export interface Session {
+/** The fields every session has. {@link Session} extends it; augment `Session`, not this. */
+export interface DefaultSession {
+  /** The signed-in user. By default: `name`, `email` and `image`. */
+  user?: User;
   /** ISO 8601 date at which the session expires. */
   expires: string;
-  user?: User;
+  /** What the `session` callback adds. Declare the fields you add by augmenting `Session`. */
   [key: string]: unknown;
 }
 
-/** Alias kept for Auth.js users: the default session is the session. */
-export type DefaultSession = Session;
+/**
+ * The session the client sees: what `GET /session` answers and the `session` callback returns.
+ * Declare the fields your `session` callback adds by module augmentation; a property that
+ * `DefaultSession` already has may be redeclared with a narrower type:
+ *
+ * @example
+ * ```ts
+ * import type { DefaultSession } from "@gatehouse/core/types";
+ *
+ * declare module "@gatehouse/core/types" {
+ *   interface Session {
+ *     user: { id: string } & DefaultSession["user"];
+ *   }
+ * }
+ * ```
+ */
+export interface Session extends DefaultSession {}
 
 /** A session row (database strategy). */
 export interface AdapterSession {
@@ -102,8 +134,8 @@ export interface AdapterAuthenticator {
 /** Alias for the authenticator shape used outside adapters. */
 export type Authenticator = AdapterAuthenticator;
 
-/** The claims carried in a JWT session. */
-export interface JWT {
+/** The claims every session token has. {@link JWT} extends it; augment `JWT`, not this. */
+export interface DefaultJWT {
   name?: string | null;
   email?: string | null;
   picture?: string | null;
@@ -111,11 +143,25 @@ export interface JWT {
   iat?: number;
   exp?: number;
   jti?: string;
-  [key: string]: unknown;
+  /** Whatever the `jwt` callback adds. */
+  [claim: string]: unknown;
 }
 
-/** Alias kept for Auth.js users. */
-export type DefaultJWT = JWT;
+/**
+ * The claims carried in a JWT session, as the `jwt` callback, `decode` and `getToken` see them.
+ * Declare the claims your `jwt` callback adds by module augmentation (of
+ * `"@gatehouse/core/jwt"` or `"@gatehouse/core/types"`: both name this interface).
+ *
+ * @example
+ * ```ts
+ * declare module "@gatehouse/core/jwt" {
+ *   interface JWT {
+ *     role?: "admin" | "member";
+ *   }
+ * }
+ * ```
+ */
+export interface JWT extends DefaultJWT {}
 
 /** User information returned by an OAuth provider (OpenID Connect standard claims). */
 export interface Profile {
