@@ -15,7 +15,10 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
 
 /**
  * A WebAuthn provider. The browser asks `GET <basePath>/webauthn-options/<id>` for the ceremony
- * to run and posts the result (`action`, `data`) to `<basePath>/callback/<id>`.
+ * to run and posts the result (`action`, `data`) to `<basePath>/callback/<id>`. Signed in,
+ * `?action=register` adds a passkey to the account; signed out it creates a user without an
+ * email address (refuse those in the `signIn` callback if the app needs one). See
+ * docs/security.md, "Passkeys".
  *
  * @example
  * ```ts
@@ -28,8 +31,9 @@ export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig 
     name: "WebAuthn",
     enableConditionalUI: true,
     timeout: DEFAULT_WEBAUTHN_TIMEOUT,
+    // Where the browser offers its passkeys (autofill). Never sent: a passkey names its user.
     formFields: {
-      email: { label: "Email", required: true, autocomplete: "username webauthn" },
+      email: { label: "Email", autocomplete: "username webauthn" },
     },
     ...options,
     type: "webauthn",

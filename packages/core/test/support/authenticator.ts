@@ -181,10 +181,14 @@ export class SoftAuthenticator {
     }));
   }
 
-  /** Answers creation options like `navigator.credentials.create()` + `startRegistration()`. */
+  /**
+   * Answers creation options like `navigator.credentials.create()` + `startRegistration()`.
+   * `pick.credentialId` (base64url) forces the new credential's id, as a hostile client could.
+   */
   register(
     options: PublicKeyCredentialCreationOptionsJSON,
     origin: string,
+    pick: { credentialId?: string } = {},
   ): RegistrationResponseJSON {
     const rpId = options.rp.id ?? new URL(origin).hostname;
     this.#checkOrigin(rpId, origin);
@@ -209,7 +213,10 @@ export class SoftAuthenticator {
         [-3, Buffer.from(jwk.y, "base64url")],
       ]),
     );
-    const idBytes = randomBytes(32);
+    const idBytes =
+      pick.credentialId === undefined
+        ? randomBytes(32)
+        : Buffer.from(pick.credentialId, "base64url");
     const credIdLen = Buffer.alloc(2);
     credIdLen.writeUInt16BE(idBytes.length);
     const attestedCredentialData = Buffer.concat([this.#aaguid, credIdLen, idBytes, coseKey]);

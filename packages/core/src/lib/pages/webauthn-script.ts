@@ -1,7 +1,10 @@
 /**
  * The passkey script of the built-in sign-in page: inline, no third-party library. It asks
  * `<basePath>/webauthn-options/<id>` which ceremony to run, calls the browser's WebAuthn API, and
- * posts the result (`action`, `data`) through the provider's form to its callback.
+ * posts the result (`action`, `data`) through the provider's form to its callback. The form's
+ * button signs in; a "Create a passkey" button the script adds registers one (on the signed-in
+ * user's account, else for a new passkey-only user). No form field is sent: the server never
+ * looks a user up by what the request says (docs/security.md).
  */
 import type { InternalProvider } from "../types/internal.js";
 import type { WebAuthnConfig } from "../types/providers.js";
@@ -61,10 +64,11 @@ const body = `
   function fail() {
     if (errorBox) { errorBox.hidden = false; errorBox.textContent = "Signing in with a passkey did not work. Please try again."; }
   }
-  function run(conditional) {
+  // mode: "signin" (the server picks), "conditional" (autofill) or "register" (a new passkey).
+  function run(mode) {
     var params = new URLSearchParams();
-    if (conditional) params.set("action", "authenticate");
-    else form.querySelectorAll("[data-form-field]").forEach(function (el) { if (el.value) params.set(el.name, el.value); });
+    if (mode === "conditional") params.set("action", "authenticate");
+    if (mode === "register") params.set("action", "register");
     return fetch(settings.optionsUrl + "?" + params.toString(), { credentials: "same-origin" })
       .then(function (res) { if (!res.ok) throw new Error("options"); return res.json(); })
       .then(function (answer) {
@@ -76,7 +80,7 @@ const body = `
             .then(function (cred) { return ["register", cred]; });
         }
         var request = { publicKey: Object.assign({}, o, { challenge: dec(o.challenge), allowCredentials: withIds(o.allowCredentials) }) };
-        if (conditional) request.mediation = "conditional";
+        if (mode === "conditional") request.mediation = "conditional";
         return navigator.credentials.get(request).then(function (cred) { return ["authenticate", cred]; });
       })
       .then(function (result) {
@@ -87,11 +91,16 @@ const body = `
   }
   form.addEventListener("submit", function (event) {
     event.preventDefault();
-    run(false).catch(fail);
+    run("signin").catch(fail);
   });
+  var create = document.createElement("button");
+  create.type = "button"; create.id = settings.registerId; create.className = "button button-provider";
+  create.textContent = "Create a passkey";
+  create.addEventListener("click", function () { run("register").catch(fail); });
+  form.appendChild(create);
   if (settings.conditional && PublicKeyCredential.isConditionalMediationAvailable) {
     PublicKeyCredential.isConditionalMediationAvailable()
-      .then(function (ok) { if (ok) return run(true); })
+      .then(function (ok) { if (ok) return run("conditional"); })
       .catch(function () {});
   }
 `;
@@ -101,6 +110,7 @@ export function renderWebAuthnScript(provider: InternalProvider & WebAuthnConfig
   const settings = {
     formId: `${provider.id}-form`,
     errorId: `${provider.id}-error`,
+    registerId: `registerButton-${provider.id}`,
     optionsUrl: provider.callbackUrl.replace(/\/callback\/([^/]+)$/, "/webauthn-options/$1"),
     conditional: provider.enableConditionalUI === true,
   };

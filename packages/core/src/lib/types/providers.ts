@@ -114,7 +114,7 @@ export interface RelyingParty {
   origin?: string;
 }
 
-/** Who a WebAuthn ceremony is for: a known user, or a new one about to register. */
+/** What Auth.js's `getUserInfo` returns. Gatehouse never calls `getUserInfo` (see there). */
 export interface WebAuthnUserInfo {
   user: { id?: string; email: string; name?: string | null };
   exists: boolean;
@@ -135,7 +135,12 @@ export interface WebAuthnConfig extends CommonProviderConfig {
   registrationOptions?: Record<string, unknown>;
   /** Passed to `generateAuthenticationOptions` (e.g. `userVerification`). */
   authenticationOptions?: Record<string, unknown>;
-  /** Who the ceremony is for, when nobody is signed in. Default: the `email` parameter's user. */
+  /**
+   * Ignored: kept so Auth.js configurations compile. It sees only the request's query and body,
+   * which anyone can write, so it cannot name a proven user; a ceremony is for the signed-in
+   * user, or (a signed-out registration) a new user without an email (docs/security.md).
+   * @deprecated Gatehouse never calls it.
+   */
   getUserInfo?: (
     provider: WebAuthnConfig,
     request: { query: Record<string, string>; body?: Record<string, unknown> },

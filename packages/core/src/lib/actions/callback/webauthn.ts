@@ -1,37 +1,28 @@
 /**
  * POST /callback/<webauthn provider>, form fields `action` and `data` (the browser's response as
- * JSON): verify it against the challenge cookie, then sign in (authenticate) or create the
- * passkey, and the user when new (register).
+ * JSON): verify it against the challenge cookie, then sign in (authenticate) or store the new
+ * passkey (register): on the signed-in user's account, or on a new user without an email.
  */
 
 import { useCheck } from "../../checks.js";
 import type { Context } from "../../context.js";
-import {
-  AccountNotLinked,
-  AuthError,
-  InvalidCheck,
-  WebAuthnVerificationError,
-} from "../../errors.js";
+import { AuthError, InvalidCheck, WebAuthnVerificationError } from "../../errors.js";
 import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
-import { issueSession } from "../../session/index.js";
+import { issueSession, signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter, AdapterAccount, AdapterUser } from "../../types/models.js";
-import { resolveUser } from "../../users.js";
 import {
+  type ChallengeState,
   relyingParty,
   simpleWebAuthn,
   toBase64,
   type WebAuthnInternalProvider,
 } from "../../webauthn/ceremony.js";
+import { refuseTakenCredential, storePasskey } from "../../webauthn/register.js";
 import { MethodNotAllowed } from "../method.js";
 import { pageUrl } from "../pages.js";
 import { gateSignIn } from "./gate.js";
-
-interface Challenge {
-  challenge: string;
-  user?: { email: string; name: string | null };
-}
 
 function parseData(raw: unknown): { id: string } & Record<string, unknown> {
   if (typeof raw !== "string")
@@ -52,10 +43,13 @@ function parseData(raw: unknown): { id: string } & Record<string, unknown> {
   return data as { id: string } & Record<string, unknown>;
 }
 
-async function readChallenge(ctx: Context, provider: WebAuthnInternalProvider): Promise<Challenge> {
+async function readChallenge(
+  ctx: Context,
+  provider: WebAuthnInternalProvider,
+): Promise<ChallengeState> {
   const value = await useCheck(ctx, "webauthn", provider.id);
   try {
-    const parsed = JSON.parse(value) as Challenge;
+    const parsed = JSON.parse(value) as ChallengeState;
     if (typeof parsed.challenge === "string") return parsed;
   } catch {
     // Fall through: a sealed cookie with a broken payload is a failed check like any other.
@@ -80,7 +74,7 @@ async function authenticate(
   ctx: Context,
   provider: WebAuthnInternalProvider,
   data: { id: string } & Record<string, unknown>,
-  challenge: Challenge,
+  challenge: ChallengeState,
 ): Promise<{ user: AdapterUser; account: AdapterAccount }> {
   const adapter = ctx.config.adapter as Required<Adapter>;
   const swa = await simpleWebAuthn();
@@ -115,10 +109,15 @@ async function register(
   ctx: Context,
   provider: WebAuthnInternalProvider,
   data: { id: string } & Record<string, unknown>,
-  challenge: Challenge,
+  challenge: ChallengeState,
 ): Promise<{ user: AdapterUser; account: AdapterAccount; isNewUser: boolean } | ResponseInternal> {
-  if (!challenge.user) throw new InvalidCheck("The challenge was not issued for a registration");
-  const adapter = ctx.config.adapter as Required<Adapter>;
+  const intent = challenge.register;
+  if (!intent) throw new InvalidCheck("The challenge was not issued for a registration");
+  // The passkey joins the account the options were issued for, and no other.
+  const current = await signedInUser(ctx);
+  if ((current?.id ?? null) !== intent.userId) {
+    throw new WebAuthnVerificationError("The session changed since the registration began");
+  }
   const swa = await simpleWebAuthn();
   const rp = relyingParty(ctx, provider);
   const result = await verified(() =>
@@ -132,20 +131,18 @@ async function register(
   const info = result.registrationInfo;
   if (!info) throw new WebAuthnVerificationError("The registration carried no credential");
   const credentialID = toBase64(info.credential.id);
+  await refuseTakenCredential(ctx, provider.id, credentialID);
   const account = {
     providerAccountId: credentialID,
     provider: provider.id,
     type: "webauthn" as const,
   };
-  const candidate = { email: challenge.user.email, name: challenge.user.name };
-  const gate = await gateSignIn(ctx, { user: candidate, account });
-  if (gate) return gate;
-  const { user, isNewUser } = await resolveUser(ctx, {
-    user: candidate,
+  const gate = await gateSignIn(ctx, {
+    user: current ?? { email: null, name: null, image: null },
     account,
-    notLinked: (message) => new AccountNotLinked(message),
   });
-  await adapter.createAuthenticator({
+  if (gate) return gate;
+  return storePasskey(ctx, current, account, {
     credentialID,
     credentialPublicKey: Buffer.from(info.credential.publicKey).toString("base64"),
     counter: info.credential.counter,
@@ -153,9 +150,7 @@ async function register(
     credentialDeviceType: info.credentialDeviceType,
     transports: info.credential.transports?.join(",") ?? null,
     providerAccountId: credentialID,
-    userId: user.id,
   });
-  return { user, account: { ...account, userId: user.id }, isNewUser };
 }
 
 export async function webauthnCallback(
