@@ -3,7 +3,15 @@
  * and import every export from there, through the exports map and the built `dist/`.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -27,10 +35,15 @@ function run(code: string): string {
 describe.skipIf(!built)("the packed @gatehouse/core", () => {
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), "gatehouse-pack-"));
-    const tarball = execFileSync("npm", ["pack", "--silent", "--pack-destination", folder], {
-      cwd: pkgDir,
-      encoding: "utf8",
-    }).trim();
+    // --ignore-scripts: the prepack build is the release's job; here dist/ is already built.
+    const tarball = execFileSync(
+      "npm",
+      ["pack", "--silent", "--ignore-scripts", "--pack-destination", folder],
+      {
+        cwd: pkgDir,
+        encoding: "utf8",
+      },
+    ).trim();
     const target = join(folder, "node_modules/@gatehouse/core");
     mkdirSync(target, { recursive: true });
     execFileSync("tar", ["-xzf", join(folder, tarball), "-C", target, "--strip-components=1"]);
@@ -110,4 +123,78 @@ describe.skipIf(!built)("the packed @gatehouse/core", () => {
     expect(result.stdout.trim()).toBe("200");
     expect(result.stderr).toMatch(/Cannot find package 'oauth4webapi'/);
   });
+});
+
+/** What `npm pack` would put in a package's tarball, and the manifest it would publish. */
+function packed(dir: string) {
+  const [report] = JSON.parse(
+    execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }),
+  ) as [{ files: { path: string }[] }];
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+    name: string;
+    type?: string;
+    license?: string;
+    engines?: { node?: string };
+    repository?: { type?: string; url?: string; directory?: string };
+    scripts?: Record<string, string>;
+  };
+  return { files: report.files.map((f) => f.path), pkg };
+}
+
+describe("every package as published", () => {
+  const packages = readdirSync(join(root, "packages")).filter((name) =>
+    existsSync(join(root, "packages", name, "package.json")),
+  );
+
+  test("the workspace has the five packages", () => {
+    expect(packages.sort()).toEqual([
+      "adapter-test",
+      "core",
+      "mikro-orm-adapter",
+      "pg-adapter",
+      "redis-adapter",
+    ]);
+  });
+
+  test.each(packages)(
+    "packages/%s: README, LICENSE, engines, repository and a prepack build",
+    (name) => {
+      const dir = join(root, "packages", name);
+      const { files, pkg } = packed(dir);
+      expect(files).toContain("README.md");
+      expect(files).toContain("LICENSE");
+      expect(files).toContain("package.json");
+      if (existsSync(join(dir, "dist/index.js"))) {
+        expect(files).toContain("dist/index.js");
+        expect(files).toContain("dist/index.d.ts");
+      }
+      // Nothing from the test folders or the build's bookkeeping.
+      expect(files.filter((f) => /^test\/|tsbuildinfo$/.test(f))).toEqual([]);
+
+      expect(pkg.type).toBe("module");
+      expect(pkg.license).toBe("ISC");
+      expect(pkg.engines?.node).toBe(">=20.19");
+      expect(pkg.repository).toMatchObject({
+        type: "git",
+        url: expect.stringMatching(/^git\+https:\/\/.+\.git$/),
+        directory: `packages/${name}`,
+      });
+      expect(pkg.scripts?.prepack).toBe("npm run build");
+      expect(pkg.scripts?.build).toMatch(/^tsc -b /);
+
+      const license = readFileSync(join(dir, "LICENSE"), "utf8");
+      expect(license).toMatch(/^ISC License\n/);
+      expect(license).toContain("Copyright (c) 2026 Gatehouse contributors");
+      expect(license).toBe(readFileSync(join(root, "LICENSE"), "utf8"));
+
+      const readme = readFileSync(join(dir, "README.md"), "utf8");
+      expect(readme).toMatch(/^# @gatehouse\//);
+      expect(readme, "the README says the package is ESM-only").toMatch(/ESM-only/);
+      expect(readme, "the README names the Node.js version").toMatch(/Node\.js 20\.19 or later/);
+    },
+  );
 });
