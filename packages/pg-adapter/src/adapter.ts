@@ -134,12 +134,19 @@ function assignments(
  *
  * @example
  * ```ts
- * import { Pool } from "pg"
- * import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter"
+ * import { Auth, type AuthConfig } from "@gatehouse/core";
+ * import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
+ * import { Pool } from "pg";
  *
- * const pool = new Pool({ connectionString: process.env.DATABASE_URL })
- * await migrate(pool)
- * const config = { adapter: PostgresAdapter(pool), session: { strategy: "database" }, ... }
+ * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
+ * await migrate(pool);
+ * const config = {
+ *   secret: process.env.AUTH_SECRET,
+ *   trustHost: true,
+ *   adapter: PostgresAdapter(pool), // sessions default to the "database" strategy
+ *   providers: [],
+ * } satisfies AuthConfig;
+ * export const handler = (request: Request) => Auth(request, config);
  * ```
  */
 export function PostgresAdapter(
