@@ -150,14 +150,16 @@ describe("every package as published", () => {
     existsSync(join(root, "packages", name, "package.json")),
   );
 
-  test("the workspace has the five packages", () => {
-    expect(packages.sort()).toEqual([
-      "adapter-test",
-      "core",
-      "mikro-orm-adapter",
-      "pg-adapter",
-      "redis-adapter",
-    ]);
+  test("every package of the workspace is checked", () => {
+    expect(packages).toEqual(
+      expect.arrayContaining([
+        "adapter-test",
+        "core",
+        "mikro-orm-adapter",
+        "pg-adapter",
+        "redis-adapter",
+      ]),
+    );
   });
 
   test.each(packages)(
