@@ -59,6 +59,8 @@ class Case {
   readonly config: AuthConfig;
   readonly needles = new Set<string>([SECRET, PASSWORD]);
   readonly seen: string[] = [];
+  /** Set by the few cases whose server-side fault rightly ends on the Configuration page. */
+  configurationExpected = false;
 
   constructor(overrides: Partial<AuthConfig> = {}) {
     this.config = credentialsConfig({ logger: this.logger, ...overrides });
@@ -117,6 +119,13 @@ class Case {
     this.seen.push(body, location ?? "");
     expect(response.status).toBeLessThan(500);
     if (location !== null) expect(new URL(location, ORIGIN).origin).toBe(ORIGIN);
+    if (!this.configurationExpected) {
+      // A client's bad input is never the server's configuration problem.
+      expect(location ?? "", "redirected to the Configuration page").not.toContain(
+        "error=Configuration",
+      );
+      expect(body, "answered with the Configuration page").not.toContain("error=Configuration");
+    }
     return { response, status: response.status, body, location, json: () => JSON.parse(body) };
   }
 
@@ -765,6 +774,7 @@ describe("credentials failures", () => {
     const c = withAuthorize(() => {
       throw new Error("database unreachable");
     });
+    c.configurationExpected = true;
     const a = await attempt(c);
     expect(a.status).toBe(302);
     expect(a.location).toBe(`${ERROR_PAGE}?error=Configuration`);
@@ -774,6 +784,7 @@ describe("credentials failures", () => {
 
   it("authorize rejecting goes to the error page with Configuration", async () => {
     const c = withAuthorize(() => Promise.reject(new TypeError("boom")));
+    c.configurationExpected = true;
     const a = await attempt(c);
     expect(a.location).toBe(`${ERROR_PAGE}?error=Configuration`);
     expect(c.errors).toHaveLength(1);

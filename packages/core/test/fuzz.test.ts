@@ -78,6 +78,9 @@ const HOSTILE_URLS = [
   "https:／／evil.example",
   "\u2028//evil.example",
   "data:text/html,hi",
+  "/日本",
+  "/a\ud800b",
+  `http://localhost:3000/\udc00?q=日本`,
   // Good ones too, so that the properties also see accepted URLs.
   "/dashboard",
   "http://localhost:3000/x",
@@ -291,7 +294,10 @@ function browserRequest(f: Browser): fc.Arbitrary<Spec> {
     { weight: 2, arbitrary: fc.constant(f.session) },
     { weight: 4, arbitrary: mutatedSession },
     { weight: 1, arbitrary: fc.constant(f.csrfCookie) },
-    { weight: 2, arbitrary: fc.constantFrom(...HOSTILE_URLS).map(encodeURIComponent) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(...HOSTILE_URLS).map((u) => encodeURIComponent(safe(u))),
+    },
     { weight: 2, arbitrary: fc.constantFrom(...PERCENT_JUNK) },
     { weight: 3, arbitrary: headerString(40) },
     { weight: 1, arbitrary: fc.constant("x".repeat(3000)) },
@@ -525,7 +531,23 @@ function healthy(config: AuthConfig, f: Fixtures) {
       throw new Error(`${response.status} for ${describeSpec(spec)}: ${body.slice(0, 300)}`);
     }
     expectOnSite(spec, response, body);
+    expectNoConfigurationPage(spec, response, body);
   });
+}
+
+/** A working configuration never sends a client to the Configuration error page. */
+function expectNoConfigurationPage(spec: Spec, response: Response, body: string): void {
+  const asked = new URL(`${spec.origin}${spec.path}${spec.query}`).searchParams.get("error");
+  if (asked === "Configuration") return;
+  const location = response.headers.get("location") ?? "";
+  expect(location, `Configuration page for ${describeSpec(spec)}`).not.toContain(
+    "error=Configuration",
+  );
+  if ((response.headers.get("content-type") ?? "").startsWith("application/json")) {
+    expect(body, `Configuration page for ${describeSpec(spec)}`).not.toContain(
+      "error=Configuration",
+    );
+  }
 }
 
 function logText(logger: ReturnType<typeof recordingLogger>): string {
