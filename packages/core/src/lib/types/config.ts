@@ -89,6 +89,8 @@ export type SessionTrigger = "signIn" | "signUp" | "update";
 export interface DatabaseSession extends Omit<AdapterSession, "sessionToken"> {
   /** The stored user. Pick what the client may see; `{ ...user }` publishes every column. */
   user: AdapterUser;
+  /** Never here: the session token stays in its HttpOnly cookie. */
+  sessionToken?: undefined;
   /** Columns the adapter adds to a session row (an `id`, say). */
   [column: string]: unknown;
 }

@@ -150,11 +150,12 @@ export interface DefaultJWT {
 /**
  * The claims carried in a JWT session, as the `jwt` callback, `decode` and `getToken` see them.
  * Declare the claims your `jwt` callback adds by module augmentation (of
- * `"@gatehouse/core/jwt"` or `"@gatehouse/core/types"`: both name this interface).
+ * `"@gatehouse/core/types"`, or of `"@gatehouse/core/jwt"` in a file that imports from it: both
+ * name this interface).
  *
  * @example
  * ```ts
- * declare module "@gatehouse/core/jwt" {
+ * declare module "@gatehouse/core/types" {
  *   interface JWT {
  *     role?: "admin" | "member";
  *   }
