@@ -9,7 +9,7 @@ import { AuthError, InvalidCheck, OAuthCallbackError } from "../errors.js";
 import type { Profile } from "../types/models.js";
 import type { TokenSet } from "../types/providers.js";
 import { endpointParams, endpointUrl } from "./provider.js";
-import { authorizationServer, client, httpOptions } from "./server.js";
+import { authorizationServer, client, httpOptions, requireSecureTransport } from "./server.js";
 import { type OAuthInternalProvider, proxyFor, redirectUri } from "./signin.js";
 
 /** What the provider told us about the user. */
@@ -80,6 +80,11 @@ async function userinfo(
 ): Promise<Profile> {
   const base = endpointUrl(provider.userinfo) ?? as.userinfo_endpoint;
   if (!base) throw new OAuthCallbackError(`Provider "${provider.id}" has no userinfo endpoint`);
+  try {
+    requireSecureTransport(base, "userinfo endpoint");
+  } catch (cause) {
+    throw new OAuthCallbackError(`Provider "${provider.id}": ${(cause as Error).message}`);
+  }
   const url = new URL(base);
   for (const [key, value] of Object.entries(endpointParams(provider.userinfo, provider))) {
     url.searchParams.set(key, value);
