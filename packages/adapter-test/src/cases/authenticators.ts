@@ -31,6 +31,31 @@ export const authenticators: Group = {
       },
     },
     {
+      // An adapter that upserts here would let a registration take over someone's passkey.
+      name: "createAuthenticator rejects another user's credential id and leaves it unchanged",
+      uses: ["createUser", "linkAccount", "createAuthenticator", "getAuthenticator"],
+      async run(ctx) {
+        const owner = await ctx.createUser();
+        const other = await ctx.createUser();
+        const created = await ctx.createAuthenticator(owner.id);
+        await expect(
+          ctx.a.createAuthenticator({
+            ...created,
+            userId: other.id,
+            credentialPublicKey: Buffer.from(ctx.unique()).toString("base64"),
+            counter: 5,
+          }),
+          "createAuthenticator(credentialID held by another user) must reject",
+        ).rejects.toBeInstanceOf(Error);
+        const found = await ctx.a.getAuthenticator(created.credentialID);
+        expectRow(found, created, "getAuthenticator after the refused duplicate");
+        if (ctx.db.authenticator) {
+          const row = await ctx.db.authenticator(created.credentialID);
+          expectRow(row, created, "db.authenticator(credentialID) after the refused duplicate");
+        }
+      },
+    },
+    {
       name: "getAuthenticator returns the authenticator, and null for an unknown credential id",
       uses: ["createUser", "linkAccount", "createAuthenticator", "getAuthenticator"],
       async run(ctx) {
