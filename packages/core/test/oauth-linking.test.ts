@@ -4,16 +4,18 @@
  * `login_hint`.
  */
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { decode } from "@gatehouse/core/jwt";
 import type { OIDCOptions } from "@gatehouse/core/providers/oidc";
 import type { AuthConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
+import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "./helpers.js";
+import { expectOneFailure } from "./support/failures.js";
 import {
   atProvider,
   beginSignIn,
   deliver,
   expectNoSessionCookie,
-  expectOneError,
+  SESSION_COOKIE,
   sessionOf,
   signInError,
   signInThrough,
@@ -56,7 +58,7 @@ describe("a second provider with the same email", () => {
     expect(response.status).toBe(302);
     expect(response.headers.get("location")).toBe(signInError("OAuthAccountNotLinked"));
     expectNoSessionCookie(response);
-    expectOneError(logger, "OAuthAccountNotLinked");
+    expectOneFailure(logger, "OAuthAccountNotLinked", { level: "warn" });
     expect(await sessionOf(config, jar)).toBeNull();
     expect(adapter.rows.count()).toMatchObject({ users: 1, accounts: 1 });
   });
@@ -105,7 +107,7 @@ describe.each(["database", "jwt"] as const)("signed in (%s sessions)", (strategy
     const response = await signInThrough(config, jar, "idp", as("user-1"));
     expect(response.headers.get("location")).toBe(signInError("OAuthAccountNotLinked"));
     expectNoSessionCookie(response);
-    expectOneError(logger, "OAuthAccountNotLinked", /another user/);
+    expectOneFailure(logger, "OAuthAccountNotLinked", { level: "warn", text: /another user/ });
     expect(ownerOf("idp", "user-1")).not.toBe(ownerOf("idp", "user-2"));
     expect(adapter.rows.count()).toMatchObject({ users: 2, accounts: 2 });
     expect((await sessionOf(config, jar))?.user?.email).toBe("user-2@example.com");
@@ -126,4 +128,28 @@ test("20 concurrent first sign-ins of one account leave one user and one account
   const sessions = await Promise.all(flows.map(({ jar }) => sessionOf(config, jar)));
   for (const session of sessions) expect(session?.user?.email).toBe("user-1@example.com");
   expect(logger.error).not.toHaveBeenCalled();
+});
+
+describe("without an adapter", () => {
+  /** The session cookie's `sub` after a sign-in through `provider`. */
+  async function subAfterSignIn(config: AuthConfig, provider: string, account = "user-1") {
+    const done = await signInThrough(config, new Jar(), provider, as(account));
+    const cookie = setCookies(done).get(SESSION_COOKIE)!.value;
+    return (await decode({ token: cookie, secret: SECRET, salt: SESSION_COOKIE }))?.sub;
+  }
+
+  test("the same account id at two providers is two identities, each stable", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      logger: recordingLogger(),
+      providers: twoIdps(op),
+    };
+    const first = await subAfterSignIn(config, "idp");
+    const second = await subAfterSignIn(config, "idp2");
+    expect(first).toBe("idp:user-1");
+    expect(second).toBe("idp2:user-1");
+    expect(await subAfterSignIn(config, "idp")).toBe(first);
+    expect(await subAfterSignIn(config, "idp", "user-2")).toBe("idp:user-2");
+  });
 });

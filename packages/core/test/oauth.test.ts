@@ -271,7 +271,11 @@ describe("accounts, users and sessions", () => {
         .concat(["token_type", "type", "userId"])
         .sort(),
     );
-    expect(adapter.rows.user(account!.userId)).toMatchObject({ ...USER_1, emailVerified: null });
+    // The provider said email_verified: true, so the address counts as proven.
+    expect(adapter.rows.user(account!.userId)).toMatchObject({
+      ...USER_1,
+      emailVerified: expect.any(Date),
+    });
   });
 
   test("profile() maps the claims and account() chooses what is stored", async () => {
@@ -353,7 +357,7 @@ describe("accounts, users and sessions", () => {
     expect(second.headers.get("location")).toBe(target);
   });
 
-  test("JWT sessions without an adapter: token.sub is the provider account id, every time", async () => {
+  test("JWT sessions without an adapter: token.sub is <provider id>:<account id>, every time", async () => {
     const { config } = setup(oidc("basic"));
     const subs: unknown[] = [];
     for (let i = 0; i < 2; i++) {
@@ -367,7 +371,7 @@ describe("accounts, users and sessions", () => {
         picture: USER_1.image,
       });
     }
-    expect(subs).toEqual(["user-1", "user-1"]);
+    expect(subs).toEqual(["oidc:user-1", "oidc:user-1"]);
   });
 
   test("database sessions: the callback stores a session row and sets its token", async () => {

@@ -138,7 +138,7 @@ describe("the TikTok flow", () => {
     });
     const cookie = setCookies(response).get(SESSION_COOKIE)!.value;
     const jwt = await decode({ token: cookie, secret: SECRET, salt: SESSION_COOKIE });
-    expect(jwt?.sub).toBe("tt-open-1");
+    expect(jwt?.sub).toBe("tiktok:tt-open-1");
     expect(logger.error).not.toHaveBeenCalled();
   });
 
@@ -250,6 +250,77 @@ describe("profile mapping", () => {
       image: "https://p16.example/x.jpg",
       email: "name",
     });
+  });
+});
+
+describe("the username fallback is no address", () => {
+  /** A TikTok sign-in with an adapter; returns the callback's response and the session. */
+  async function signUp(config: AuthConfig) {
+    const { response, jar } = await signIn(config);
+    return { response, session: await sessionOf(config, jar) };
+  }
+
+  test.each([
+    { linking: false, name: "linking off" },
+    { linking: true, name: "dangerous email linking on" },
+  ])(
+    "$name: a recycled username signs its new holder into a user of their own",
+    async ({ linking }) => {
+      const adapter = MemoryAdapter();
+      const provider = pointedAtServer({
+        ...credentials(),
+        allowDangerousEmailAccountLinking: linking,
+      });
+      const { config, logger } = setup(provider, { adapter });
+      tt.setUser({ open_id: "tt-open-1", username: "dancer" });
+      await signUp(config);
+      const first = adapter.rows.account({ provider: "tiktok", providerAccountId: "tt-open-1" });
+      // The username is not stored as the user's address.
+      expect(adapter.rows.user(first!.userId)).toMatchObject({ email: "", emailVerified: null });
+
+      // TikTok hands "dancer" to someone else.
+      tt.setUser({ open_id: "tt-open-2", username: "dancer", display_name: "New Dancer" });
+      const { response, session } = await signUp(config);
+      expect(response.headers.get("location")).toBe(ORIGIN);
+      const second = adapter.rows.account({ provider: "tiktok", providerAccountId: "tt-open-2" });
+      expect(second?.userId).toBeDefined();
+      expect(second!.userId).not.toBe(first!.userId);
+      expect(session?.user?.name).toBe("New Dancer");
+      expect(adapter.rows.count()).toMatchObject({ users: 2, accounts: 2 });
+      expect(logger.error).not.toHaveBeenCalled();
+      expect(logger.warn).not.toHaveBeenCalled();
+    },
+  );
+
+  test("an email from TikTok's email field is the user's address", async () => {
+    const adapter = MemoryAdapter();
+    const { config } = setup(
+      pointedAtServer({
+        ...credentials(),
+        fields: ["avatar_url", "display_name", "username", "email"],
+      }),
+      { adapter },
+    );
+    tt.setUser({ email: "TT@Example.com" });
+    const { session } = await signUp(config);
+    expect(session?.user?.email).toBe("tt@example.com");
+    expect((await adapter.getUserByEmail!("tt@example.com"))?.name).toBe("TT User");
+  });
+
+  test("emailIsAddress: only TikTok's own email field counts", () => {
+    const provider = TikTok();
+    const profile = (user: Partial<TikTokUser>): TikTokProfile => ({
+      data: {
+        user: { open_id: "o", username: "u@x.example", display_name: "", avatar_url: "", ...user },
+      },
+      error: { code: "ok", message: "", log_id: "L" },
+    });
+    // A username that happens to look like an address is still a username.
+    expect(provider.emailIsAddress!(profile({}), { email: "u@x.example" })).toBe(false);
+    expect(provider.emailIsAddress!(profile({ email: "" }), { email: "u@x.example" })).toBe(false);
+    expect(
+      provider.emailIsAddress!(profile({ email: "Me@Mail.example" }), { email: "me@mail.example" }),
+    ).toBe(true);
   });
 });
 

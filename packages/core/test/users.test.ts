@@ -20,6 +20,7 @@ const acme = {
   authorization: "https://a/x",
   token: "https://a/t",
   userinfo: "https://a/u",
+  clientId: "acme-client",
 } as const;
 
 function setup(strategy: "jwt" | "database") {
@@ -63,11 +64,15 @@ const params = (over: Partial<ResolveParams> = {}): ResolveParams => ({
   ...over,
 });
 
-async function makeUser(adapter: ReturnType<typeof MemoryAdapter>, email = "pat@example.com") {
+async function makeUser(
+  adapter: ReturnType<typeof MemoryAdapter>,
+  email = "pat@example.com",
+  emailVerified: Date | null = null,
+) {
   return adapter.createUser!({
     id: crypto.randomUUID(),
     email,
-    emailVerified: null,
+    emailVerified,
     name: "Existing",
   });
 }
@@ -127,14 +132,25 @@ describe.each(["jwt", "database"] as const)("account linking (%s sessions)", (st
     ).toBeNull();
   });
 
-  test("unknown account, not signed in, email taken: linked with allowDangerousEmailAccountLinking", async () => {
+  test("unknown account, not signed in, email proven by a user: linked with allowDangerousEmailAccountLinking", async () => {
     const { adapter, context } = setup(strategy);
-    const existing = await makeUser(adapter);
+    const existing = await makeUser(adapter, "pat@example.com", new Date());
     const result = await resolveUser(
       await context(),
       params({ allowDangerousEmailAccountLinking: true }),
     );
     expect(result).toEqual({ user: existing, isNewUser: false });
+  });
+
+  test("unknown account, not signed in, email held unproven: refused even with allowDangerousEmailAccountLinking", async () => {
+    const { adapter, context } = setup(strategy);
+    await makeUser(adapter);
+    await expect(
+      resolveUser(await context(), params({ allowDangerousEmailAccountLinking: true })),
+    ).rejects.toMatchObject({ type: "OAuthAccountNotLinked", message: /never proved/ });
+    expect(
+      await adapter.getUserByAccount!({ provider: "acme", providerAccountId: "acme-1" }),
+    ).toBeNull();
   });
 
   test("unknown account, not signed in, new email: creates the user (emailVerified null), links, new user", async () => {
@@ -177,6 +193,53 @@ describe.each(["jwt", "database"] as const)("account linking (%s sessions)", (st
   });
 });
 
+describe("the sign-in's claim on an address", () => {
+  const cases: [string, Partial<ResolveParams>][] = [
+    ["email_verified: false", { profile: { email_verified: false } }],
+    // Some userinfo endpoints send the claim as a string, outside the Profile type.
+    ['email_verified: "false"', { profile: { email_verified: "false" as unknown as boolean } }],
+    ["an email that is not an address", { user: { name: "Pat", email: "pat" } }],
+    ["a claim that is not from the email field", { claim: { address: null, verified: false } }],
+  ];
+
+  test.each(cases)("%s is never looked up, linked or stored", async (_name, over) => {
+    const { adapter, context } = setup("database");
+    const existing = await makeUser(adapter, over.user?.email ?? "pat@example.com", new Date());
+    const result = await resolveUser(
+      await context(),
+      params({ ...over, allowDangerousEmailAccountLinking: true }),
+    );
+    expect(result.isNewUser).toBe(true);
+    expect(result.user.id).not.toBe(existing.id);
+    expect(result.user).toMatchObject({ email: "", emailVerified: null });
+  });
+
+  test("email_verified: true makes the created user's address proven", async () => {
+    const { context } = setup("database");
+    const before = Date.now();
+    const result = await resolveUser(
+      await context(),
+      params({ profile: { email_verified: true } }),
+    );
+    expect(result.user.email).toBe("pat@example.com");
+    expect(result.user.emailVerified!.valueOf()).toBeGreaterThanOrEqual(before);
+  });
+
+  test("an address that only normalises to one (full-width letters) is not that address", async () => {
+    const { adapter, context } = setup("database");
+    const existing = await makeUser(adapter, "pat@example.com", new Date());
+    const result = await resolveUser(
+      await context(),
+      params({
+        user: { email: "\uff50at@example.com" },
+        allowDangerousEmailAccountLinking: true,
+      }),
+    );
+    expect(result.user.id).not.toBe(existing.id);
+    expect(result.user.email).toBe("");
+  });
+});
+
 describe("races and failures", () => {
   test("20 concurrent first sign-ins of one account leave one user and one account", async () => {
     const { adapter, context } = setup("database");
@@ -192,7 +255,7 @@ describe("races and failures", () => {
 
   test("with dangerous email linking, two concurrent first sign-ins of one account both succeed", async () => {
     const { adapter, context } = setup("database");
-    const existing = await makeUser(adapter);
+    const existing = await makeUser(adapter, "pat@example.com", new Date());
     const link = adapter.linkAccount!;
     // A slow store: both sign-ins find the user by email before either link lands.
     adapter.linkAccount = async (account) => {

@@ -9,14 +9,19 @@
  * | yes, other user | yes | refuse (`notLinked`) |
  * | yes | no | sign in as the owner |
  * | no | yes | link the account to the signed-in user |
- * | no | no, a user has the email | link only with `allowDangerousEmailAccountLinking`, else refuse |
- * | no | no, email unknown or absent | create the user and link the account (new user) |
+ * | no | no, a user has the address | link only with `allowDangerousEmailAccountLinking` and only when that user's address is proven (`emailVerified`), else refuse |
+ * | no | no, address unknown, or the sign-in has none | create the user and link the account (new user) |
+ *
+ * "The address" is the sign-in's {@link EmailClaim}: an email that is not an address, or that the
+ * provider says it did not verify, is never used to find, link or store users (docs/security.md,
+ * "Linking and sign-up rules").
  *
  * Concurrent first sign-ins of one account end with one user and one account: the loser of a
  * unique-constraint race removes what it wrote and signs in as the winner.
  */
 import type { Context } from "./context.js";
 import { randomUUID } from "./crypto/hash.js";
+import { normalizeEmail } from "./email/normalize.js";
 import type { AuthError } from "./errors.js";
 import { emit } from "./events.js";
 import { signedInUser } from "./session/index.js";
@@ -30,6 +35,46 @@ import type {
   User,
 } from "./types/models.js";
 
+/** What a sign-in says about an email address. */
+export interface EmailClaim {
+  /** The address to find, link and store the user by; `null` when the sign-in has none to use. */
+  address: string | null;
+  /** The provider vouched for the address (`email_verified: true`). */
+  verified: boolean;
+}
+
+/** `email_verified` as providers send it: a boolean, or (some userinfo endpoints) a string. */
+function verification(profile: Profile | undefined): boolean | undefined {
+  const claim: unknown = profile?.email_verified;
+  if (claim === true || claim === "true") return true;
+  if (claim === false || claim === "false") return false;
+  return undefined;
+}
+
+/**
+ * Whether `value` is an email address as Gatehouse stores one: what the email provider's
+ * normaliser accepts, already in its normal form. A value that normalises to something else
+ * (full-width characters, say) is not taken as the address it resembles.
+ */
+export function isAddress(value: string): boolean {
+  try {
+    return normalizeEmail(value) === value;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The claim a sign-in makes on `email`: an address only when it is one and the profile does not
+ * say `email_verified: false`; `fromEmailField: false` (a username in the email field, say)
+ * makes it no address at all.
+ */
+export function emailClaim(email: unknown, profile?: Profile, fromEmailField = true): EmailClaim {
+  const said = verification(profile);
+  const usable = fromEmailField && said !== false && typeof email === "string" && isAddress(email);
+  return usable ? { address: email, verified: said === true } : { address: null, verified: false };
+}
+
 /** What a sign-in brings to resolution. */
 export interface ResolveParams {
   /** The user as the provider describes them; `id` is ignored. */
@@ -37,6 +82,8 @@ export interface ResolveParams {
   /** The provider account, without `userId`. */
   account: Account & { type: AdapterAccountType };
   profile?: Profile;
+  /** The sign-in's claim on an address. Default: {@link emailClaim} of `user.email` and `profile`. */
+  claim?: EmailClaim;
   allowDangerousEmailAccountLinking?: boolean;
   /** The error that refuses a link (`OAuthAccountNotLinked`, or `AccountNotLinked` for passkeys). */
   notLinked: (message: string) => AuthError;
@@ -76,7 +123,12 @@ async function link(ctx: Context, store: Store, user: AdapterUser, params: Resol
   await emit(ctx.config, "linkAccount", { user, account, profile: params.user });
 }
 
-async function create(ctx: Context, store: Store, params: ResolveParams): Promise<Resolution> {
+async function create(
+  ctx: Context,
+  store: Store,
+  params: ResolveParams,
+  claim: EmailClaim,
+): Promise<Resolution> {
   const { account } = params;
   const owner = () => ownerAfterRace(store, account);
   let user: AdapterUser;
@@ -84,8 +136,10 @@ async function create(ctx: Context, store: Store, params: ResolveParams): Promis
     user = await store.createUser({
       ...params.user,
       id: randomUUID(),
-      email: params.user.email ?? "",
-      emailVerified: null,
+      // Only an address the sign-in may use is stored: anything else would block its real
+      // owner (addresses are unique) and be found by later sign-ins.
+      email: claim.address ?? "",
+      emailVerified: claim.address && claim.verified ? new Date() : null,
     });
   } catch (error) {
     const winner = await owner();
@@ -135,15 +189,21 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
     await link(ctx, store, current, params);
     return { user: current, isNewUser: false };
   }
-  const email = params.user.email;
-  const byEmail = email ? await store.getUserByEmail(email) : null;
+  const claim = params.claim ?? emailClaim(params.user.email, params.profile);
+  const byEmail = claim.address ? await store.getUserByEmail(claim.address) : null;
   if (byEmail) {
-    if (!params.allowDangerousEmailAccountLinking) {
+    // Linking by address needs the provider's trust (the flag) and a user whose claim on the
+    // address is proven: an unproven claim must never end up owning the proven account.
+    if (!params.allowDangerousEmailAccountLinking || !byEmail.emailVerified) {
       // The "other" user may be a concurrent first sign-in of this very account, between
       // creating its user and linking the account.
       const winner = await ownerAfterRace(store, account);
       if (winner) return { user: winner, isNewUser: false };
-      throw params.notLinked("Another account already uses this email address");
+      throw params.notLinked(
+        params.allowDangerousEmailAccountLinking
+          ? "Another account already uses this email address, and its owner never proved it"
+          : "Another account already uses this email address",
+      );
     }
     try {
       await link(ctx, store, byEmail, params);
@@ -155,5 +215,5 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
     }
     return { user: byEmail, isNewUser: false };
   }
-  return create(ctx, store, params);
+  return create(ctx, store, params, claim);
 }

@@ -98,6 +98,9 @@ function merge(
  * (the app's "Client Key") and `AUTH_TIKTOK_SECRET`, read when the configuration is first used.
  * The callback URL to register at TikTok is `<origin><basePath>/callback/tiktok`.
  *
+ * The user's `email` is TikTok's email field, else the username, else null. The username is not an
+ * address: it never finds, links or is stored as a user's address (see `emailIsAddress`).
+ *
  * @example
  * ```ts
  * TikTok({ scope: "user.info.basic,user.info.profile", fields: ["open_id", "avatar_url", "display_name", "username", "bio_description"] })
@@ -147,6 +150,13 @@ export default function TikTok(options: TikTokOptions = {}): OAuthConfig<TikTokP
         image: user.avatar_url,
         email: user.email || user.username || null,
       };
+    },
+    // The username fallback is shown as `email` (SPEC) but is no address: usernames are
+    // recycled, so it must never find, link or be stored as a user's address. Only TikTok's
+    // own email field counts.
+    emailIsAddress(profile, user) {
+      const email = profile.data?.user?.email;
+      return typeof email === "string" && email !== "" && email.toLowerCase() === user.email;
     },
     style: { bg: "#000000", text: "#ffffff", brandColor: "#000000", logo },
     [customFetch]: (input, init) => tiktokFetch(input, init, userFetch ?? fetch),

@@ -71,7 +71,19 @@ export interface OAuthConfig<P extends Profile = Profile> extends CommonProvider
   /** Chooses which token fields are stored on the account. */
   account?: (tokens: TokenSet) => Record<string, unknown> | undefined;
   style?: ProviderStyle;
+  /**
+   * Links a sign-in to an existing user with the same address. Only addresses that
+   * {@link OAuthConfig.emailIsAddress} accepts count, and only into a user whose address was
+   * proven (`emailVerified` set). See docs/security.md.
+   */
   allowDangerousEmailAccountLinking?: boolean;
+  /**
+   * Whether the email `profile()` returned came from the provider's email field, so that it may
+   * be used to find, link and store users. Default: yes. Gatehouse also requires it to be an
+   * address and the profile not to say `email_verified: false`. TikTok answers no for its
+   * username fallback. (Method syntax, as for `profile`.)
+   */
+  emailIsAddress?(profile: P, user: User): boolean;
   redirectProxyUrl?: string;
   /** OIDC only: `false` reads the profile from the userinfo endpoint instead of the ID token. */
   idToken?: boolean;

@@ -4,10 +4,10 @@
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email/signin.js";
-import { Verification } from "../../errors.js";
+import { OAuthAccountNotLinked, Verification } from "../../errors.js";
 import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
-import { issueSession } from "../../session/index.js";
+import { issueSession, signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type {
   Adapter,
@@ -61,6 +61,24 @@ async function linkOnce(
   await emit(ctx.config, "linkAccount", { user, account, profile: user });
 }
 
+/** Provider types whose accounts Gatehouse cannot list (passkeys it can, as authenticators). */
+const unlistable = new Set(["oauth", "oidc"]);
+
+/**
+ * Whether a link may sign in as `user`, who holds the address without having proven it
+ * (`emailVerified` null). The link proves the address, not the user's other sign-in methods:
+ * adopting a user that holds any would let whoever added them in. Allowed when the browser is
+ * already signed in as that user, or when the user can hold nothing else: no passkey, and no
+ * OAuth provider configured (the adapter contract cannot list a user's accounts, so with one
+ * configured Gatehouse assumes it may hold an account).
+ */
+async function mayAdopt(ctx: Context, adapter: Required<Adapter>, user: AdapterUser) {
+  if ((await signedInUser(ctx))?.id === user.id) return true;
+  if (ctx.config.providers.some((p) => unlistable.has(p.type))) return false;
+  if (typeof adapter.listAuthenticatorsByUserId !== "function") return true;
+  return (await adapter.listAuthenticatorsByUserId(user.id)).length === 0;
+}
+
 export async function emailCallback(
   ctx: Context,
   provider: EmailInternalProvider,
@@ -78,6 +96,11 @@ export async function emailCallback(
   const identifier = found.identifier;
 
   const existing = await adapter.getUserByEmail(identifier);
+  if (existing && !existing.emailVerified && !(await mayAdopt(ctx, adapter, existing))) {
+    throw new OAuthAccountNotLinked(
+      "The email link is for an unverified user who may have other ways to sign in; sign in with one of them first",
+    );
+  }
   const account: AdapterAccount = {
     providerAccountId: identifier,
     userId: existing?.id ?? "",

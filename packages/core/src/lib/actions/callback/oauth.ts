@@ -13,7 +13,7 @@ import { issueSession } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
 import type { TokenSet } from "../../types/providers.js";
-import { resolveUser } from "../../users.js";
+import { type EmailClaim, emailClaim, resolveUser } from "../../users.js";
 import { pageUrl } from "../pages.js";
 import { gateSignIn } from "./gate.js";
 
@@ -88,6 +88,31 @@ async function mapProfile(provider: OAuthInternalProvider, profile: Profile, tok
   return { ...user, id, email };
 }
 
+/**
+ * The sign-in's claim on an address (docs/security.md): the mapped email, when the provider
+ * says it came from its email field, it is an address, and the profile does not deny it.
+ */
+function claimOf(provider: OAuthInternalProvider, profile: Profile, user: User): EmailClaim {
+  let fromEmailField = true;
+  try {
+    if (provider.emailIsAddress) fromEmailField = provider.emailIsAddress(profile, user) === true;
+  } catch (cause) {
+    throw new OAuthProfileParseError(`emailIsAddress() of provider "${provider.id}" threw`, {
+      cause,
+    });
+  }
+  return emailClaim(user.email, profile, fromEmailField);
+}
+
+/**
+ * Without an adapter the user id (and `token.sub`) is the account id scoped by the provider,
+ * `<providerId>:<providerAccountId>`: stable across sign-ins, and two providers' accounts with
+ * the same id stay two identities. Provider ids cannot contain `:`, so the scoping is one-to-one.
+ */
+function scopedUserId(providerId: string, providerAccountId: string): string {
+  return `${providerId}:${providerAccountId}`;
+}
+
 export async function oauthCallback(
   ctx: Context,
   provider: OAuthInternalProvider,
@@ -125,11 +150,13 @@ export async function oauthCallback(
       user: profileUser,
       account: stored,
       profile,
+      claim: claimOf(provider, profile, profileUser),
       allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
       notLinked: (message) => new OAuthAccountNotLinked(message),
       owner,
     }));
   } else {
+    user = { ...profileUser, id: scopedUserId(provider.id, profileUser.id) };
     const gate = await gateSignIn(ctx, { user, account, profile });
     if (gate) return gate;
   }
