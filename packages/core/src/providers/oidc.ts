@@ -14,6 +14,9 @@ export type OIDCOptions = Partial<Omit<OAuthConfig, "type">>;
  * the profile is the validated ID token's claims. Credentials and issuer may come from
  * `AUTH_<ID>_ID`, `AUTH_<ID>_SECRET` and `AUTH_<ID>_ISSUER`.
  *
+ * An email the issuer marks `email_verified: false` is never used to find, link or store a user;
+ * one it marks `true` makes a new user's address proven (docs/security.md).
+ *
  * @example
  * ```ts
  * OIDC({ id: "corp", name: "Corp SSO", issuer: "https://sso.corp.example", clientId, clientSecret })
