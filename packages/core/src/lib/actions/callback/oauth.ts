@@ -7,6 +7,7 @@ import type { Context } from "../../context.js";
 import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
 import { emit } from "../../events.js";
 import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
+import { proxyTarget } from "../../oauth/proxy.js";
 import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
 import { issueSession } from "../../session/index.js";
@@ -66,10 +67,15 @@ async function forwardFromProxy(
   const state = params.get("state");
   if (!state) return undefined;
   const { origin } = await readState(ctx, state);
-  if (!origin || !URL.canParse(origin) || new URL(origin).origin === ctx.origin) return undefined;
-  const target = new URL(origin);
-  target.search = params.toString();
-  return redirectResult(target.href);
+  if (!origin) return undefined;
+  const target = proxyTarget(
+    ctx.origin,
+    ctx.config.redirectProxyOrigins,
+    provider.id,
+    origin,
+    params,
+  );
+  return target === undefined ? undefined : redirectResult(target);
 }
 
 async function mapProfile(provider: OAuthInternalProvider, profile: Profile, tokens: TokenSet) {
