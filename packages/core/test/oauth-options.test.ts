@@ -157,34 +157,54 @@ describe("redirectProxyUrl", () => {
   test("config.redirectProxyUrl: the proxy forwards the callback to the deployment", async () => {
     await throughProxy(
       config({ redirectProxyUrl: PROXY_AUTH }),
-      config({ redirectProxyUrl: PROXY_AUTH }),
+      config({ redirectProxyUrl: PROXY_AUTH, redirectProxyOrigins: [ORIGIN] }),
     );
   });
 
   test("AUTH_REDIRECT_PROXY_URL through setEnvDefaults", async () => {
     vi.stubEnv("AUTH_REDIRECT_PROXY_URL", PROXY_AUTH);
+    vi.stubEnv("AUTH_REDIRECT_PROXY_ORIGINS", ORIGIN);
     const deployment = config();
     const proxy = config();
     setEnvDefaults(process.env, deployment);
     setEnvDefaults(process.env, proxy);
     expect(deployment.redirectProxyUrl).toBe(PROXY_AUTH);
+    expect(proxy.redirectProxyOrigins).toEqual([ORIGIN]);
     await throughProxy(deployment, proxy);
   });
 
   test("a provider's own redirectProxyUrl", async () => {
     const provider = () => basic({ redirectProxyUrl: PROXY_AUTH });
-    await throughProxy(config({ providers: [provider()] }), config({ providers: [provider()] }));
+    await throughProxy(
+      config({ providers: [provider()] }),
+      config({ providers: [provider()], redirectProxyOrigins: [ORIGIN] }),
+    );
   });
 
   test("a proxy that cannot read the state (another secret) forwards nothing", async () => {
     const deployment = config({ redirectProxyUrl: PROXY_AUTH });
     const logger = recordingLogger();
-    const proxy = config({ redirectProxyUrl: PROXY_AUTH, secret: `${SECRET}-other`, logger });
+    const proxy = config({
+      redirectProxyUrl: PROXY_AUTH,
+      redirectProxyOrigins: [ORIGIN],
+      secret: `${SECRET}-other`,
+      logger,
+    });
     const answer = await atProvider(await beginSignIn(deployment, new Jar(), "oidc"));
     const hop = await deliver(proxy, new Jar(), answer);
     expect(hop.status).toBe(302);
     expect(hop.headers.get("location")).toBe(signInError("InvalidCheck", PROXY));
     expectNoSessionCookie(hop);
     expectOneError(logger, "InvalidCheck");
+  });
+
+  test("a proxy with no allow-list forwards nothing, even for a valid state", async () => {
+    const deployment = config({ redirectProxyUrl: PROXY_AUTH });
+    const logger = recordingLogger();
+    const proxy = config({ redirectProxyUrl: PROXY_AUTH, logger });
+    const answer = await atProvider(await beginSignIn(deployment, new Jar(), "oidc"));
+    const hop = await deliver(proxy, new Jar(), answer);
+    expect(hop.headers.get("location")).toBe(signInError("InvalidCheck", PROXY));
+    expectOneError(logger, "InvalidCheck", /redirectProxyOrigins/);
   });
 });

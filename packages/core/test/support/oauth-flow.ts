@@ -120,11 +120,20 @@ export function expectCleared(response: Response, names: string[]) {
   }
 }
 
-type RecordingLogger = { error: Mock<LoggerInstance["error"]> };
+type RecordingLogger = {
+  error: Mock<LoggerInstance["error"]>;
+  warn?: Mock<LoggerInstance["warn"]>;
+};
 
-/** Every logged error as text: type, message and the whole cause chain's names and messages. */
+/**
+ * Every logged failure as text: type, message and the whole cause chain's names and messages.
+ * Server faults come from `error`, client mistakes from `warn("client-error", error)`.
+ */
 export function loggedErrors(logger: RecordingLogger): string[] {
-  return logger.error.mock.calls.map(([error]) => {
+  const mistakes = (logger.warn?.mock.calls ?? [])
+    .filter(([code]) => code === "client-error")
+    .map(([, error]) => [error] as [Error]);
+  return [...logger.error.mock.calls, ...mistakes].map(([error]) => {
     const parts: string[] = [];
     let current: unknown = error;
     for (let depth = 0; current instanceof Error && depth < 10; depth++) {
