@@ -1,0 +1,214 @@
+/**
+ * Request parsing as `Auth()` does it: bodies that arrive in pieces, the 64 KiB limit to the byte,
+ * UTF-8 that is not, duplicated query parameters, paths and methods.
+ */
+import { Auth } from "@gatehouse/core";
+import { describe, expect, it } from "vitest";
+import { credentialsConfig, csrfToken, Jar, ORIGIN, setCookies } from "./helpers.js";
+
+const LIMIT = 64 * 1024;
+const SESSION = "authjs.session-token";
+const te = new TextEncoder();
+
+/** A body stream that hands out `chunks` one by one. */
+function stream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let i = 0;
+  return new ReadableStream({
+    pull(controller) {
+      if (i < chunks.length) controller.enqueue(chunks[i++]!);
+      else controller.close();
+    },
+  });
+}
+
+/** Splits bytes at the given offsets. */
+function cut(bytes: Uint8Array, ...at: number[]): Uint8Array[] {
+  const bounds = [0, ...at, bytes.byteLength];
+  return bounds.slice(1).map((end, i) => bytes.slice(bounds[i], end));
+}
+
+/** A credentials sign-in whose form body is `body` (streamed as given), with a valid CSRF pair. */
+async function signInWithBody(
+  body: (csrf: string) => BodyInit,
+  headers: Record<string, string> = {},
+) {
+  const config = credentialsConfig();
+  const jar = new Jar();
+  const csrf = await csrfToken(config, jar);
+  const response = await Auth(
+    new Request(`${ORIGIN}/auth/callback/credentials`, {
+      method: "POST",
+      headers: {
+        cookie: jar.header(),
+        "content-type": "application/x-www-form-urlencoded",
+        ...headers,
+      },
+      body: body(csrf),
+      duplex: "half",
+    } as RequestInit),
+    config,
+  );
+  return {
+    status: response.status,
+    location: response.headers.get("location"),
+    signedIn: setCookies(response).has(SESSION),
+    json: () => response.clone().json() as Promise<{ error?: string }>,
+  };
+}
+
+/** The form fields of alice's sign-in, padded with a `pad` field to exactly `size` bytes. */
+function formOfSize(csrf: string, size: number, callbackUrl = "/done"): Uint8Array {
+  const base = `csrfToken=${csrf}&username=alice&password=wonderland&callbackUrl=${encodeURIComponent(callbackUrl)}&pad=`;
+  return te.encode(base + "x".repeat(size - te.encode(base).byteLength));
+}
+
+describe("a body streamed in several chunks", () => {
+  it("is put back together in order, even with a character split across chunks", async () => {
+    const result = await signInWithBody((csrf) => {
+      const bytes = te.encode(
+        `csrfToken=${csrf}&username=alice&password=wonderland&callbackUrl=/café/日本`,
+      );
+      const e = bytes.byteLength - te.encode("é/日本").byteLength;
+      // Cut inside "é" (2 bytes) and inside "日" (3 bytes), and into one-byte pieces at the start.
+      return stream(cut(bytes, 1, 2, 3, 30, e + 1, e + 4, e + 5));
+    });
+    expect(result.signedIn).toBe(true);
+    expect(result.location).toBe(`${ORIGIN}/caf%C3%A9/%E6%97%A5%E6%9C%AC`);
+  });
+
+  it("with empty chunks among them", async () => {
+    const result = await signInWithBody((csrf) => {
+      const bytes = te.encode(`csrfToken=${csrf}&username=alice&password=wonderland`);
+      const [a, b] = cut(bytes, 40);
+      return stream([new Uint8Array(0), a!, new Uint8Array(0), b!, new Uint8Array(0)]);
+    });
+    expect(result.signedIn).toBe(true);
+  });
+});
+
+describe("the 64 KiB body limit", () => {
+  it("a body of exactly 65536 bytes is read, streamed or declared", async () => {
+    for (const declared of [false, true]) {
+      const result = await signInWithBody(
+        (csrf) => {
+          const bytes = formOfSize(csrf, LIMIT);
+          return stream(cut(bytes, 1000, 40_000));
+        },
+        declared ? { "content-length": String(LIMIT) } : {},
+      );
+      expect(result.status, `declared: ${declared}`).toBe(302);
+      expect(result.signedIn).toBe(true);
+      expect(result.location).toBe(`${ORIGIN}/done`);
+    }
+  });
+
+  it("one byte more is 413 PayloadTooLarge, however it arrives", async () => {
+    for (const pieces of [[], [LIMIT], [40_000], [1000, 40_000, 65_000]]) {
+      const result = await signInWithBody((csrf) =>
+        stream(cut(formOfSize(csrf, LIMIT + 1), ...pieces)),
+      );
+      expect(result.status, `cut at ${pieces}`).toBe(413);
+      expect((await result.json()).error).toBe("PayloadTooLarge");
+      expect(result.signedIn).toBe(false);
+    }
+  });
+
+  it("a declared Content-Length past the limit is refused before reading", async () => {
+    let pulled = 0;
+    const result = await signInWithBody(
+      () =>
+        new ReadableStream({
+          pull(controller) {
+            pulled++;
+            controller.enqueue(te.encode("a=b"));
+            controller.close();
+          },
+        }),
+      { "content-length": String(LIMIT + 1) },
+    );
+    expect(result.status).toBe(413);
+    expect((await result.json()).error).toBe("PayloadTooLarge");
+    // At most the stream's first, eager pull: nothing was waited on.
+    expect(pulled).toBeLessThanOrEqual(1);
+  });
+});
+
+describe("a body that is not valid UTF-8", () => {
+  it.each([
+    ["a lone continuation byte", [0x80]],
+    ["a truncated sequence at the end", [0xe6, 0x97]],
+    ["an overlong encoding", [0xc0, 0xaf]],
+    ["a surrogate", [0xed, 0xa0, 0x80]],
+    ["0xff", [0xff]],
+  ])("%s: 400 BadRequest, no sign-in", async (_, bad) => {
+    const result = await signInWithBody((csrf) => {
+      const head = te.encode(`csrfToken=${csrf}&username=alice&password=wonderland&x=`);
+      const bytes = new Uint8Array(head.byteLength + bad.length);
+      bytes.set(head);
+      bytes.set(bad, head.byteLength);
+      return bytes;
+    });
+    expect(result.status).toBe(400);
+    expect((await result.json()).error).toBe("BadRequest");
+    expect(result.signedIn).toBe(false);
+  });
+
+  it("as JSON too", async () => {
+    const config = credentialsConfig();
+    const response = await Auth(
+      new Request(`${ORIGIN}/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: new Uint8Array([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d]),
+      }),
+      config,
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: string }).error).toBe("BadRequest");
+  });
+});
+
+describe("the query string", () => {
+  it("a duplicated parameter: the first value counts", async () => {
+    const config = credentialsConfig();
+    const first = await Auth(
+      new Request(`${ORIGIN}/auth/error?error=AccessDenied&error=Configuration`),
+      config,
+    );
+    expect(first.status).toBe(403);
+    const swapped = await Auth(
+      new Request(`${ORIGIN}/auth/error?error=Configuration&error=AccessDenied`),
+      config,
+    );
+    expect(swapped.status).toBe(500);
+  });
+
+  it("a duplicated callbackUrl: the first is followed, the second never looked at", async () => {
+    const config = credentialsConfig();
+    const jar = new Jar();
+    const csrf = await csrfToken(config, jar);
+    const response = await Auth(
+      new Request(
+        `${ORIGIN}/auth/callback/credentials?callbackUrl=%2Ffirst&callbackUrl=https%3A%2F%2Fevil.example`,
+        {
+          method: "POST",
+          headers: {
+            cookie: jar.header(),
+            "content-type": "application/x-www-form-urlencoded",
+          },
+          body: new URLSearchParams({ csrfToken: csrf, username: "alice", password: "wonderland" }),
+        },
+      ),
+      config,
+    );
+    expect(response.headers.get("location")).toBe(`${ORIGIN}/first`);
+  });
+
+  it("a parameter named like an Object.prototype member is just a parameter", async () => {
+    const response = await Auth(
+      new Request(`${ORIGIN}/auth/error?toString=1&__proto__=x&error=AccessDenied`),
+      credentialsConfig(),
+    );
+    expect(response.status).toBe(403);
+  });
+});
