@@ -6,9 +6,11 @@
 import { Auth } from "@gatehouse/core";
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
 import Email from "@gatehouse/core/providers/email";
+import Passkey from "@gatehouse/core/providers/passkey";
 import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { credentialsConfig, Jar, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
+import { SoftAuthenticator } from "./support/authenticator.js";
 
 const SITE = "https://app.example";
 
@@ -261,4 +263,39 @@ test("Auth() answers with the request's own origin when nothing is pinned", asyn
   const response = await Auth(new Request("http://other.example/auth/providers"), config);
   const providers = (await response.json()) as Record<string, { signinUrl: string }>;
   expect(providers.credentials!.signinUrl).toBe("http://other.example/auth/signin/credentials");
+});
+
+describe("the WebAuthn relying party is the pinned origin", () => {
+  test("a passkey made on the https site registers while the proxy speaks http to the app", async () => {
+    const config: AuthConfig = {
+      secret: SECRET,
+      url: SITE,
+      adapter: MemoryAdapter(),
+      experimental: { enableWebAuthn: true },
+      providers: [Passkey()],
+    };
+    const jar = new Jar();
+    const behindProxy = "http://app.example";
+    const optionsResponse = await send(
+      config,
+      jar,
+      "/auth/webauthn-options/passkey?action=register",
+      {
+        origin: behindProxy,
+      },
+    );
+    const { options } = (await optionsResponse.json()) as {
+      options: Parameters<SoftAuthenticator["register"]>[0];
+    };
+    expect(options.rp.id).toBe("app.example");
+    const device = new SoftAuthenticator();
+    // The browser is on the public https site: that is the origin in its client data.
+    const done = await send(config, jar, "/auth/callback/passkey", {
+      origin: behindProxy,
+      form: { action: "register", data: JSON.stringify(device.register(options, SITE)) },
+    });
+    expect(done.headers.get("location")).toBe(SITE);
+    const session = await send(config, jar, "/auth/session", { origin: behindProxy });
+    expect(await session.json()).toMatchObject({ user: {} });
+  });
 });
