@@ -92,20 +92,10 @@ function protectedHeaderFor(key: DerivedKey): string {
   return header;
 }
 
-/** The 64-bit big-endian bit length of the AAD (RFC 7518 AL), without BigInt. */
+/** The 64-bit big-endian bit length of the AAD (RFC 7518 AL). */
 function lengthBlock(aad: Uint8Array): Uint8Array {
-  const bits = aad.byteLength * 8;
   const block = new Uint8Array(8);
-  const high = Math.floor(bits / 2 ** 32);
-  const low = bits >>> 0;
-  block[0] = high >>> 24;
-  block[1] = (high >>> 16) & 0xff;
-  block[2] = (high >>> 8) & 0xff;
-  block[3] = high & 0xff;
-  block[4] = low >>> 24;
-  block[5] = (low >>> 16) & 0xff;
-  block[6] = (low >>> 8) & 0xff;
-  block[7] = low & 0xff;
+  new DataView(block.buffer).setBigUint64(0, BigInt(aad.byteLength) * 8n);
   return block;
 }
 
