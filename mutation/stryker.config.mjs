@@ -39,6 +39,9 @@ export default {
     "mutation/reports",
     "*.tsbuildinfo",
   ],
+  // Re-runs test only the mutants whose code or covering tests changed since the last run.
+  incremental: true,
+  incrementalFile: "mutation/reports/stryker-incremental.json",
   tempDirName: "mutation/.stryker-tmp",
   cleanTempDir: true,
   reporters: ["clear-text", "progress", "html", "json"],
