@@ -20,6 +20,7 @@ const methodSet: Record<AdapterMethod, true> = {
   linkAccount: true,
   unlinkAccount: true,
   getAccount: true,
+  listAccountsByUserId: true,
   createSession: true,
   getSessionAndUser: true,
   updateSession: true,
@@ -34,6 +35,15 @@ const methodSet: Record<AdapterMethod, true> = {
 
 /** Every method of the adapter contract. */
 export const adapterMethods = Object.keys(methodSet) as AdapterMethod[];
+
+/**
+ * Methods Gatehouse adds to Auth.js's contract and works without (more conservatively): an
+ * adapter written for Auth.js lacks them. The suite does not require them; when the adapter has
+ * one, the tests that call it run like any other.
+ */
+export const optionalMethods: ReadonlySet<AdapterMethod> = new Set<AdapterMethod>([
+  "listAccountsByUserId",
+]);
 
 /** Every contract method, present, returning a promise; a missing one rejects with advice. */
 export type StrictAdapter = {

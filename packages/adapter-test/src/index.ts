@@ -2,7 +2,9 @@
  * A vitest suite that checks a database adapter against the Gatehouse adapter contract.
  * @module
  */
+import type { Adapter } from "@gatehouse/core/adapters";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { accountListing } from "./cases/account-listing.js";
 import { accounts } from "./cases/accounts.js";
 import { authenticators } from "./cases/authenticators.js";
 import { cascade } from "./cases/cascade.js";
@@ -11,7 +13,14 @@ import { dates } from "./cases/dates.js";
 import { sessions } from "./cases/sessions.js";
 import { users } from "./cases/users.js";
 import { verificationTokens } from "./cases/verification-tokens.js";
-import { adapterMethods, type Case, createContext, type Group, missingAdvice } from "./context.js";
+import {
+  adapterMethods,
+  type Case,
+  createContext,
+  type Group,
+  missingAdvice,
+  optionalMethods,
+} from "./context.js";
 import type { AdapterMethod, AdapterTestOptions } from "./options.js";
 
 export type { AdapterMethod, AdapterTestDb, AdapterTestOptions } from "./options.js";
@@ -21,7 +30,7 @@ const methodsCase: Case = {
   uses: [],
   async run(ctx) {
     const unexpected = adapterMethods.filter(
-      (m) => typeof ctx.raw[m] !== "function" && !ctx.skipped.has(m),
+      (m) => typeof ctx.raw[m] !== "function" && !ctx.skipped.has(m) && !optionalMethods.has(m),
     );
     expect(unexpected, unexpected.length ? missingAdvice(unexpected) : "").toEqual([]);
   },
@@ -31,6 +40,7 @@ const groups: readonly Group[] = [
   { title: "contract", cases: [methodsCase] },
   users,
   accounts,
+  accountListing,
   sessions,
   verificationTokens,
   authenticators,
@@ -44,15 +54,18 @@ export const adapterTestNames: readonly string[] = groups.flatMap((g) =>
   g.cases.map((c) => c.name),
 );
 
-function skipReason(c: Case, skip: ReadonlySet<string>): string | undefined {
+function skipReason(c: Case, skip: ReadonlySet<string>, adapter: Adapter): string | undefined {
   if (skip.has(c.name)) return "its name is in options.skip";
   const method = c.uses.find((m) => skip.has(m));
-  return method && `it calls adapter.${method}, which is in options.skip`;
+  if (method) return `it calls adapter.${method}, which is in options.skip`;
+  const optional = c.uses.find((m) => optionalMethods.has(m) && typeof adapter[m] !== "function");
+  return optional && `it calls adapter.${optional}, which is optional and not implemented`;
 }
 
 /**
  * Registers vitest `describe`/`test` blocks that check `options.adapter` against every method of
- * the adapter contract: users, accounts, sessions, verification tokens, WebAuthn
+ * the adapter contract: users, accounts (and, when the adapter has the optional
+ * `listAccountsByUserId`, the listing of a user's accounts), sessions, verification tokens, WebAuthn
  * authenticators, Date round-trips, `null` for absent rows, cascading deletes, single use of
  * verification tokens under concurrency and uniqueness of provider accounts. Each test creates
  * its own rows with fresh random ids, so the tests are independent and may run against a shared
@@ -101,11 +114,12 @@ export function runAdapterTests(options: AdapterTestOptions): void {
     for (const group of groups) {
       describe(group.title, () => {
         for (const c of group.cases) {
-          const reason = skipReason(c, skip);
+          const reason = skipReason(c, skip, options.adapter);
           if (reason) {
             console.info(`[adapter-test] ${title}: skipped "${c.name}": ${reason}`);
-            // Skipped only because the adapter's author listed it in `skip`; the reason is
-            // printed above, so a skipped case is visible in every run.
+            // Skipped only because the adapter's author listed it in `skip`, or because it needs
+            // an optional method the adapter lacks; the reason is printed above, so a skipped
+            // case is visible in every run.
             test.skip(c.name, () => {});
             continue;
           }

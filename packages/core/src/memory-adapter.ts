@@ -168,6 +168,9 @@ export function MemoryAdapter(): InMemoryAdapter {
     async getAccount(providerAccountId, provider) {
       return rows.account({ provider, providerAccountId });
     },
+    async listAccountsByUserId(userId) {
+      return [...accounts.values()].filter((a) => a.userId === userId).map(copy);
+    },
 
     async createSession(session) {
       requireUser(session.userId, "the session");

@@ -6,6 +6,11 @@ import { describe, expect, test } from "vitest";
 const shared = MemoryAdapter();
 runAdapterTests({ name: "MemoryAdapter", adapter: shared, db: shared.rows });
 
+// An adapter written for Auth.js has no listAccountsByUserId: the suite passes without it and
+// skips the tests that call it.
+const { listAccountsByUserId: _omitted, ...authjsShaped } = MemoryAdapter();
+runAdapterTests({ name: "MemoryAdapter without listAccountsByUserId", adapter: authjsShaped });
+
 const user = (id: string): AdapterUser => ({
   id,
   email: `${id}@example.com`,

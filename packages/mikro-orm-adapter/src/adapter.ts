@@ -75,6 +75,8 @@ export interface MikroOrmAdapterMethods extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (a unique constraint violation) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /** One query on the indexed `userId` column, ordered by provider and account id. */
+  listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
   /** One query, joining the user. */
   getSessionAndUser(
     sessionToken: string,
@@ -246,6 +248,16 @@ export function MikroOrmAdapter<
       run("getAccount", async (em) =>
         accounts(em).maybe(await em.findOne(AccountEntity, { provider, providerAccountId })),
       ),
+    listAccountsByUserId: (userId) =>
+      run("listAccountsByUserId", async (em) => {
+        const rows = accounts(em);
+        const found = await em.find(
+          AccountEntity,
+          { user: userId },
+          { orderBy: { provider: "asc", providerAccountId: "asc" } },
+        );
+        return found.map(rows.row);
+      }),
 
     createSession: (session) =>
       run("createSession", (em) => insert(em, SessionEntity, sessions(em), session)),

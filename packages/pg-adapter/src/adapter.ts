@@ -47,6 +47,8 @@ export interface PostgresAdapterMethods extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (unique violation, SQLSTATE 23505) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /** One indexed query, ordered by provider and account id. */
+  listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
   /** Returns the session's row `id`, as every method that returns a session does. */
   createSession(session: AdapterSession): Promise<StoredSession>;
   /** One joined query. */
@@ -252,6 +254,14 @@ WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
         [provider, providerAccountId],
       );
       return row ? toAccount(row) : null;
+    },
+    async listAccountsByUserId(userId) {
+      // Served by the "accounts_userId_idx" index.
+      const rows = await run(
+        `SELECT * FROM ${accounts} WHERE "userId" = $1 ORDER BY "provider", "providerAccountId"`,
+        [userId],
+      );
+      return rows.map(toAccount);
     },
 
     async createSession({ sessionToken, userId, expires }) {

@@ -51,6 +51,8 @@ export interface RedisAdapter extends CompleteAdapter {
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
   /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  /** One round trip; sorted by provider, then account id; `[]` for an unknown user. */
+  listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
   /** The session key expires at `expires`. Rejects when the user does not exist. */
   createSession(session: AdapterSession): Promise<AdapterSession>;
   /** One round trip. `null` when the session is unknown or expired, or its user is gone. */
@@ -84,6 +86,9 @@ function fail(message: string): never {
 // An update leaves a field alone when it is `undefined`, as ORMs do.
 const defined = <T extends object>(patch: T): T =>
   Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as T;
+
+/** Code-unit order, as `ORDER BY … COLLATE "C"` would sort. */
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 // The empty email means "no email" (SPEC: email defaults to ""): never indexed, never found.
 const indexable = (email: unknown): email is string => typeof email === "string" && email !== "";
@@ -208,6 +213,15 @@ export function RedisAdapter(
     async getAccount(providerAccountId, provider) {
       return decodeOrNull(await get(key.account(provider, providerAccountId)));
     },
+    async listAccountsByUserId(userId) {
+      const rows = texts(await run(LIST_OWNED, [key.userAccounts(userId)], userId));
+      return rows
+        .map((row) => decode<AdapterAccount>(row))
+        .sort(
+          (a, b) =>
+            byText(a.provider, b.provider) || byText(a.providerAccountId, b.providerAccountId),
+        );
+    },
 
     async createSession(session) {
       const expires = expiryOf(session.expires, "a session");
@@ -287,12 +301,10 @@ export function RedisAdapter(
       return decodeOrNull(await get(key.authenticator(credentialID)));
     },
     async listAuthenticatorsByUserId(userId) {
-      const rows = texts(await run(LIST_OWNED, [key.userAuthenticators(userId)]));
+      const rows = texts(await run(LIST_OWNED, [key.userAuthenticators(userId)], userId));
       return rows
         .map((row) => decode<AdapterAuthenticator>(row))
-        .sort((a, b) =>
-          a.credentialID < b.credentialID ? -1 : a.credentialID > b.credentialID ? 1 : 0,
-        );
+        .sort((a, b) => byText(a.credentialID, b.credentialID));
     },
     async updateAuthenticatorCounter(credentialID, newCounter) {
       return optimistic("authenticator", async () => {

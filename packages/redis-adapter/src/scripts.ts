@@ -174,12 +174,15 @@ redis.call('ZREM', userKey(ownerOf(session)) .. ':sessions', KEYS[1])
 return session
 `);
 
-/** KEYS: a user's authenticators set. Returns the stored authenticators. */
+/**
+ * KEYS: a user's set of owned rows (accounts or authenticators). ARGV: prefix, the user's id.
+ * Returns the stored rows of that set that still belong to the user.
+ */
 export const LIST_OWNED = lua(`
 local rows = {}
 for _, key in ipairs(redis.call('SMEMBERS', KEYS[1])) do
   local row = redis.call('GET', key)
-  if row then rows[#rows + 1] = row end
+  if row and ownerOf(row) == ARGV[2] then rows[#rows + 1] = row end
 end
 return rows
 `);

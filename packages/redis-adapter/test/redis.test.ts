@@ -317,6 +317,38 @@ describe.skipIf(skip)("RedisAdapter on a real Redis", () => {
     });
   });
 
+  describe("a user's sets", () => {
+    test("list only rows that still belong to the user, whatever the set holds", async () => {
+      const user = await adapter.createUser(newUser());
+      const other = await adapter.createUser(newUser());
+      const mine = await adapter.linkAccount(newAccount(user.id));
+      const theirs = await adapter.linkAccount(newAccount(other.id));
+      await adapter.createAuthenticator({
+        credentialID: "their-cred",
+        credentialPublicKey: "cHVibGlj",
+        counter: 0,
+        credentialBackedUp: false,
+        credentialDeviceType: "singleDevice",
+        providerAccountId: theirs.providerAccountId,
+        userId: other.id,
+      });
+      // Entries naming another user's rows (a set edited by hand, a bug of an older version).
+      const p = prefix;
+      await client.sadd(
+        `${p}user:${user.id}:accounts`,
+        `${p}account:redis-test:${theirs.providerAccountId}`,
+      );
+      await client.sadd(`${p}user:${user.id}:authenticators`, `${p}authenticator:their-cred`);
+
+      expect(await adapter.listAccountsByUserId(user.id)).toEqual([mine]);
+      expect(await adapter.listAuthenticatorsByUserId(user.id)).toEqual([]);
+      expect(await adapter.listAccountsByUserId(other.id)).toEqual([theirs]);
+      expect(await adapter.listAuthenticatorsByUserId(other.id)).toHaveLength(1);
+      await adapter.deleteUser(user.id);
+      await adapter.deleteUser(other.id);
+    });
+  });
+
   describe("round trips and errors", () => {
     test("getSessionAndUser is one command, and works after SCRIPT FLUSH", async () => {
       const user = await adapter.createUser(newUser());

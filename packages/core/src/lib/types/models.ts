@@ -216,6 +216,15 @@ export interface Adapter {
     providerAccountId: Pick<AdapterAccount, "provider" | "providerAccountId">,
   ): Awaitable<AdapterAccount | undefined | void>;
   getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>;
+  /**
+   * Every account linked to the user, in any order; `[]` for a user with none, or an unknown
+   * user. A Gatehouse addition, absent from Auth.js's contract and optional: with it, an email
+   * link that finds a user whose address is unproven tells whether that user really holds
+   * another way to sign in, and signs in a user who holds none (an invited user, say); without
+   * it, Gatehouse assumes such a user may hold an account whenever an OAuth provider is
+   * configured (docs/security.md, "Linking and sign-up rules").
+   */
+  listAccountsByUserId?(userId: string): Awaitable<AdapterAccount[]>;
   createSession?(session: {
     sessionToken: string;
     userId: string;
