@@ -61,22 +61,39 @@ async function linkOnce(
   await emit(ctx.config, "linkAccount", { user, account, profile: user });
 }
 
-/** Provider types whose accounts Gatehouse cannot list (passkeys it can, as authenticators). */
+/** Provider types whose accounts an adapter without `listAccountsByUserId` cannot show. */
 const unlistable = new Set(["oauth", "oidc"]);
+
+/** The account this very link proves: this email provider's, for the address it was mailed to. */
+const isLinkAccount = (account: AdapterAccount, providerId: string, address: string) =>
+  account.type === "email" &&
+  account.provider === providerId &&
+  account.providerAccountId === address;
 
 /**
  * Whether a link may sign in as `user`, who holds the address without having proven it
- * (`emailVerified` null). The link proves the address, not the user's other sign-in methods:
- * adopting a user that holds any would let whoever added them in. Allowed when the browser is
- * already signed in as that user, or when the user can hold nothing else: no passkey, and no
- * OAuth provider configured (the adapter contract cannot list a user's accounts, so with one
- * configured Gatehouse assumes it may hold an account).
+ * (`emailVerified` null). The link proves the address, not the user's other ways in: adopting a
+ * user that holds any would let whoever added them in. Allowed when the browser is already
+ * signed in as that user, or when the user holds nothing else: no account but this link's own
+ * (listed by `listAccountsByUserId`; an adapter without it cannot tell, so then any OAuth
+ * provider in the configuration counts as an account the user may hold), and no authenticator.
+ * A failed listing throws: it never adopts.
  */
-async function mayAdopt(ctx: Context, adapter: Required<Adapter>, user: AdapterUser) {
+async function mayAdopt(
+  ctx: Context,
+  adapter: Adapter,
+  user: AdapterUser,
+  provider: EmailInternalProvider,
+  address: string,
+): Promise<boolean> {
   if ((await signedInUser(ctx))?.id === user.id) return true;
-  if (ctx.config.providers.some((p) => unlistable.has(p.type))) return false;
-  if (typeof adapter.listAuthenticatorsByUserId !== "function") return true;
-  return (await adapter.listAuthenticatorsByUserId(user.id)).length === 0;
+  const [accounts, authenticators] = await Promise.all([
+    adapter.listAccountsByUserId?.(user.id),
+    adapter.listAuthenticatorsByUserId?.(user.id),
+  ]);
+  if (authenticators && authenticators.length > 0) return false;
+  if (accounts) return accounts.every((a) => isLinkAccount(a, provider.id, address));
+  return !ctx.config.providers.some((p) => unlistable.has(p.type));
 }
 
 export async function emailCallback(
@@ -96,9 +113,13 @@ export async function emailCallback(
   const identifier = found.identifier;
 
   const existing = await adapter.getUserByEmail(identifier);
-  if (existing && !existing.emailVerified && !(await mayAdopt(ctx, adapter, existing))) {
+  if (
+    existing &&
+    !existing.emailVerified &&
+    !(await mayAdopt(ctx, adapter, existing, provider, identifier))
+  ) {
     throw new OAuthAccountNotLinked(
-      "The email link is for an unverified user who may have other ways to sign in; sign in with one of them first",
+      "The email link is for an unverified user who has, or may have, other ways to sign in; sign in with one of them first",
     );
   }
   const account: AdapterAccount = {
