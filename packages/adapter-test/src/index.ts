@@ -73,20 +73,24 @@ function skipReason(c: Case, skip: ReadonlySet<string>, adapter: Adapter): strin
  *
  * @example
  * ```ts
- * import { runAdapterTests } from "@gatehouse/adapter-test"
- * import { MyAdapter } from "../src/index.js"
+ * import { runAdapterTests } from "@gatehouse/adapter-test";
+ * import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
+ * import { Pool } from "pg";
  *
- * const client = createClient(process.env.DATABASE_URL)
+ * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
+ * const one = (sql: string, params: unknown[]) =>
+ *   pool.query(sql, params).then((r) => r.rows[0] ?? null);
+ *
  * runAdapterTests({
- *   name: "my-adapter",
- *   adapter: MyAdapter(client),
+ *   name: "postgres",
+ *   adapter: PostgresAdapter(pool),
  *   db: {
- *     connect: () => client.connect(),
- *     disconnect: () => client.end(),
- *     user: (id) => client.query("select * from users where id = $1", [id]).then((r) => r[0] ?? null),
+ *     connect: () => migrate(pool), // create the tables before the first test
+ *     disconnect: () => pool.end(),
+ *     user: (id) => one("select * from users where id = $1", [id]),
+ *     session: (token) => one(`select * from sessions where "sessionToken" = $1`, [token]),
  *   },
- *   skip: ["createAuthenticator"], // no WebAuthn support yet
- * })
+ * });
  * ```
  */
 export function runAdapterTests(options: AdapterTestOptions): void {
