@@ -120,11 +120,6 @@ function checkProvider(p: ProviderConfig): void {
   if (p.type === "credentials" && typeof p.authorize !== "function") {
     throw new MissingAuthorize(`Credentials provider "${p.id}" has no authorize function`);
   }
-  if ((p.type === "oauth" || p.type === "oidc") && !p.clientId) {
-    throw new InvalidProvider(
-      `Provider "${p.id}" has no client id: set ${envPrefix(p.id)}ID (or clientId in its options)`,
-    );
-  }
   if ((p.type === "oauth" || p.type === "oidc") && !p.issuer && !p.wellKnown) {
     for (const endpoint of ["authorization", "token", "userinfo"] as const) {
       const value = p[endpoint];
@@ -135,6 +130,11 @@ function checkProvider(p: ProviderConfig): void {
         );
       }
     }
+  }
+  if ((p.type === "oauth" || p.type === "oidc") && !p.clientId) {
+    throw new InvalidProvider(
+      `Provider "${p.id}" has no client id: set ${envPrefix(p.id)}ID (or clientId in its options)`,
+    );
   }
 }
 
