@@ -9,10 +9,10 @@
  * vouch for the address, or holding a passkey.
  */
 import type { Adapter, AdapterAccount } from "@gatehouse/core/adapters";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AuthConfig, EmailConfig } from "@gatehouse/core/types";
+import type { MemoryAdapter } from "@gatehouse/core/adapters/memory";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
+import { Jar, ORIGIN } from "./helpers.js";
+import { emailWorld } from "./support/email-world.js";
 import { expectOneFailure, loggedFailures } from "./support/failures.js";
 import {
   expectNoSessionCookie,
@@ -45,42 +45,14 @@ interface SetupOptions {
 }
 
 function setup(options: SetupOptions = {}) {
-  const memory = MemoryAdapter();
-  const logger = recordingLogger();
-  const links: string[] = [];
-  const email: EmailConfig = {
-    id: "email",
-    type: "email",
-    name: "Email",
-    sendVerificationRequest: ({ url }) => {
-      links.push(url);
-    },
-  };
-  const config: AuthConfig = {
-    secret: SECRET,
-    trustHost: true,
-    logger,
-    adapter: options.adapter ? options.adapter(memory) : memory,
-    providers: [...(options.oauth === false ? [] : twoIdps(op)), email],
-  };
-  const ownerOf = (provider: string, providerAccountId: string) =>
-    memory.rows.account({ provider, providerAccountId })?.userId;
-
+  const world = emailWorld({
+    providers: options.oauth === false ? [] : twoIdps(op),
+    adapter: options.adapter,
+  });
   /** A user the app created itself: the address given, not proven, no way in yet. */
   const invite = (address = INVITED) =>
-    memory.createUser({ id: `invited-${address}`, email: address, emailVerified: null });
-
-  /** Asks for a sign-in link for `address` and clicks it in `jar`. */
-  async function emailSignIn(address: string, jar = new Jar()) {
-    const csrf = await csrfToken(config, jar);
-    const asked = await send(config, jar, "/auth/signin/email", {
-      form: { csrfToken: csrf, email: address },
-    });
-    expect(asked.status).toBe(302);
-    const link = new URL(links.pop()!);
-    return { response: await send(config, jar, link.pathname + link.search), jar };
-  }
-  return { memory, config, logger, ownerOf, invite, emailSignIn };
+    world.memory.createUser({ id: `invited-${address}`, email: address, emailVerified: null });
+  return { ...world, invite };
 }
 
 /** The memory adapter as an adapter written for Auth.js sees it: no `listAccountsByUserId`. */

@@ -1,14 +1,8 @@
-/**
- * The linking and sign-up rules of docs/security.md, end to end: a real OpenID provider whose
- * accounts say different things about the same address, an email provider that hands its links
- * to the test, and the memory adapter. Each test plays an attacker who claims someone else's
- * address without proving it, and checks that the claim never ends up owning the real user.
- */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
 import type { OIDCOptions } from "@gatehouse/core/providers/oidc";
-import type { AuthConfig, EmailConfig } from "@gatehouse/core/types";
+import type { EmailConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
+import { Jar, ORIGIN } from "./helpers.js";
+import { emailWorld } from "./support/email-world.js";
 import { expectOneFailure } from "./support/failures.js";
 import {
   expectNoSessionCookie,
@@ -46,38 +40,8 @@ beforeAll(async () => {
 afterAll(() => op.close());
 
 function setup(options: { idp2?: OIDCOptions; email?: boolean } = {}) {
-  const adapter = MemoryAdapter();
-  const logger = recordingLogger();
-  const links: string[] = [];
-  const email: EmailConfig = {
-    id: "email",
-    type: "email",
-    name: "Email",
-    sendVerificationRequest: ({ url }) => {
-      links.push(url);
-    },
-  };
-  const config: AuthConfig = {
-    secret: SECRET,
-    trustHost: true,
-    logger,
-    adapter,
-    providers: [...twoIdps(op, options.idp2), ...(options.email === false ? [] : [email])],
-  };
-  const ownerOf = (provider: string, providerAccountId: string) =>
-    adapter.rows.account({ provider, providerAccountId })?.userId;
-
-  /** Asks for a sign-in link for `address` and clicks it in `jar`. */
-  async function emailSignIn(address: string, jar = new Jar()) {
-    const csrf = await csrfToken(config, jar);
-    const asked = await send(config, jar, "/auth/signin/email", {
-      form: { csrfToken: csrf, email: address },
-    });
-    expect(asked.status).toBe(302);
-    const link = new URL(links.pop()!);
-    return { response: await send(config, jar, link.pathname + link.search), jar };
-  }
-  return { adapter, config, logger, ownerOf, emailSignIn };
+  const world = emailWorld({ providers: twoIdps(op, options.idp2), email: options.email });
+  return { ...world, adapter: world.memory };
 }
 
 const as = (account: string) => ({ query: { login_hint: account } });
