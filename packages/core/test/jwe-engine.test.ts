@@ -3,9 +3,12 @@
  * distinct valid headers arrive, and the runtimes without `node:crypto` or `Buffer` take the
  * WebCrypto and plain-JavaScript paths with the same results.
  */
-import { randomBytes } from "node:crypto";
+import { createCipheriv, hkdfSync, randomBytes } from "node:crypto";
+import { JWTSessionError } from "@gatehouse/core/errors";
+import { decode, encode } from "@gatehouse/core/jwt";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { parseJwe } from "../src/lib/crypto/jwe.js";
+import { fastEngine, joseEngine, parseJwe } from "../src/lib/crypto/jwe.js";
+import { deriveKey } from "../src/lib/crypto/keys.js";
 
 const b64json = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
 
@@ -118,11 +121,162 @@ describe("a runtime without Buffer", () => {
 
   it("refuses the same non-canonical spellings", async () => {
     const plain = await plainEncoding();
-    for (const bad of ["A", "AB=", "AB==", "A B", "AB+", "AB/", "AR", "AAB", "AAAAA", "AQ=="]) {
-      expect(() => plain.fromBase64url(bad), bad).toThrow(TypeError);
+    vi.resetModules();
+    const native = await import("../src/lib/crypto/encoding.js");
+    // "AE": one byte whose spare bits are 0100; "AAB": two bytes whose spare bits are 01.
+    for (const bad of [
+      ...["A", "AAAAA", "AB=", "AB==", "A B", "AB+", "AB/", "AQ==", "AQ\n"],
+      ...["AR", "AE", "AI", "AM", "A_", "AAB", "AA-"],
+    ]) {
+      expect(() => plain.fromBase64url(bad), bad).toThrow("invalid base64url");
+      expect(() => native.fromBase64url(bad), bad).toThrow("invalid base64url");
     }
     expect(plain.fromBase64url("AQ")).toEqual(new Uint8Array([1]));
     expect(plain.fromBase64url("AAE")).toEqual(new Uint8Array([0, 1]));
     expect(plain.fromBase64url("-_-_")).toEqual(new Uint8Array([0xfb, 0xff, 0xbf]));
+    // Two bytes leave only two spare bits: the bit above them is data.
+    for (const encoding of [plain, native]) {
+      expect(new Uint8Array(encoding.fromBase64url("AAI"))).toEqual(new Uint8Array([0, 2]));
+      expect(new Uint8Array(encoding.fromBase64url("AAE"))).toEqual(new Uint8Array([0, 1]));
+    }
+  });
+});
+
+describe("hex, where node:crypto is absent", () => {
+  it("is two lowercase digits per byte", async () => {
+    const { hex } = await import("../src/lib/crypto/encoding.js");
+    expect(hex(new Uint8Array([0, 1, 15, 16, 171, 255]))).toBe("00010f10abff");
+    expect(hex(new Uint8Array(0))).toBe("");
+  });
+});
+
+const SECRET = "jwe-engine-secret-0123456789abcdef0123";
+const SALT = "authjs.session-token";
+
+/** Why `decode` refused `token`: its error, which is a JWTSessionError, and that error's cause. */
+async function refusal(token: string, secret: string | string[] = SECRET) {
+  const error = await decode({ token, secret, salt: SALT }).then(
+    () => expect.unreachable("the token was accepted"),
+    (e: unknown) => e as JWTSessionError,
+  );
+  expect(error).toBeInstanceOf(JWTSessionError);
+  return { message: error.message, cause: (error.cause as Error | undefined)?.message };
+}
+
+/** A token whose parts are replaced by `change` (0: header … 4: tag), base64url-encoded. */
+async function altered(change: Record<number, string>, enc: "A256CBC-HS512" | "A256GCM") {
+  const key = await deriveKey(SECRET, SALT, enc);
+  const parts = (await fastEngine!.encrypt(new TextEncoder().encode('{"sub":"1"}'), key)).split(
+    ".",
+  );
+  for (const [index, value] of Object.entries(change)) parts[Number(index)] = value;
+  return parts.join(".");
+}
+
+describe("decode says why it refused a token, in the cause", () => {
+  const header = (value: unknown) => b64json(value);
+  const rest = "..AAAAAAAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA";
+
+  it.each([
+    ["four parts", "a.b.c.d", "not a compact JWE"],
+    ["six parts", "a..b.c.d.e", "not a compact JWE"],
+    [
+      "an encrypted key",
+      `${header({ alg: "dir", enc: "A256GCM" })}.AAAA.AAAAAAAAAAAAAAAA.AA.AAAAAAAAAAAAAAAAAAAAAA`,
+      "a direct-encryption JWE has no encrypted key",
+    ],
+    ["a header that is not base64url", `e30=${rest}`, "JWE header is not base64url-encoded JSON"],
+    [
+      "a header that is not JSON",
+      `${Buffer.from("{").toString("base64url")}${rest}`,
+      "JWE header is not base64url-encoded JSON",
+    ],
+    ["a null header", `${header(null)}${rest}`, "JWE header is not an object"],
+    ["an array header", `${header([])}${rest}`, "JWE header is not an object"],
+    ["a number header", `${header(7)}${rest}`, "JWE header is not an object"],
+    ["a string header", `${header("dir")}${rest}`, "JWE header is not an object"],
+    ["another alg", `${header({ alg: "A256KW", enc: "A256GCM" })}${rest}`, "unsupported JWE alg"],
+    ["another enc", `${header({ alg: "dir", enc: "A128GCM" })}${rest}`, "unsupported JWE enc"],
+    [
+      "zip",
+      `${header({ alg: "dir", enc: "A256GCM", zip: "DEF" })}${rest}`,
+      "unsupported JWE header parameter",
+    ],
+    [
+      "crit",
+      `${header({ alg: "dir", enc: "A256GCM", crit: [] })}${rest}`,
+      "unsupported JWE header parameter",
+    ],
+  ])("%s: malformed", async (_, token, cause) => {
+    expect(await refusal(token)).toEqual({ message: "The JWT is malformed", cause });
+  });
+
+  it("a header with invalid UTF-8 inside a string is malformed, not repaired", async () => {
+    const json = Buffer.concat([
+      Buffer.from('{"alg":"dir","enc":"A256GCM","kid":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"}'),
+    ]);
+    const token = `${json.toString("base64url")}${rest}`;
+    expect(await refusal(token)).toEqual({
+      message: "The JWT is malformed",
+      cause: "JWE header is not base64url-encoded JSON",
+    });
+  });
+
+  it("a GCM tag cut to 12 bytes (spelled canonically) is refused by both engines", async () => {
+    const key = await deriveKey(SECRET, SALT, "A256GCM");
+    const token = await fastEngine!.encrypt(new TextEncoder().encode('{"sub":"1"}'), key);
+    const parts = token.split(".");
+    const cut = Buffer.from(parts[4]!, "base64url").subarray(0, 12).toString("base64url");
+    const truncated = [...parts.slice(0, 4), cut].join(".");
+    for (const engine of [fastEngine!, joseEngine]) {
+      await expect(engine.decrypt(parseJwe(truncated), key)).rejects.toThrow();
+    }
+    expect((await refusal(truncated)).cause).toBe("bad GCM parameters");
+  });
+
+  it("a GCM IV of 16 bytes is refused before decrypting", async () => {
+    const token = await altered({ 2: Buffer.alloc(16).toString("base64url") }, "A256GCM");
+    expect((await refusal(token)).cause).toBe("bad GCM parameters");
+  });
+
+  it("CBC: a short tag or IV is refused before decrypting; a wrong tag fails authentication", async () => {
+    const shortTag = await altered({ 4: Buffer.alloc(16).toString("base64url") }, "A256CBC-HS512");
+    expect((await refusal(shortTag)).cause).toBe("bad CBC parameters");
+    const shortIv = await altered({ 2: Buffer.alloc(12).toString("base64url") }, "A256CBC-HS512");
+    expect((await refusal(shortIv)).cause).toBe("bad CBC parameters");
+    const wrongTag = await altered({ 4: Buffer.alloc(32).toString("base64url") }, "A256CBC-HS512");
+    expect(await refusal(wrongTag)).toEqual({
+      message: "No secret matches the JWT key id",
+      cause: "JWE authentication failed",
+    });
+  });
+
+  it("a re-spelled segment is refused by the strict decoder", async () => {
+    const token = await encode({ token: { sub: "1" }, secret: SECRET, salt: SALT });
+    const parts = token.split(".");
+    parts[4] = `${parts[4]}=`;
+    expect((await refusal(parts.join("."))).cause).toBe("invalid base64url");
+  });
+
+  it("a payload that is not valid UTF-8 is refused, not repaired", async () => {
+    // Encrypt the bytes {"sub":"<0xff>"} by hand, with the key Auth.js derives.
+    const key = hkdfSync("sha256", SECRET, SALT, `Auth.js Generated Encryption Key (${SALT})`, 32);
+    const kid = (await deriveKey(SECRET, SALT, "A256GCM")).kid;
+    const protectedHeader = b64json({ alg: "dir", enc: "A256GCM", kid });
+    const iv = randomBytes(12);
+    const cipher = createCipheriv("aes-256-gcm", Buffer.from(key), iv);
+    cipher.setAAD(Buffer.from(protectedHeader));
+    const plaintext = Buffer.concat([
+      Buffer.from('{"sub":"'),
+      Buffer.from([0xff]),
+      Buffer.from('"}'),
+    ]);
+    const ct = Buffer.concat([cipher.update(plaintext), cipher.final()]);
+    const token = [protectedHeader, "", iv, ct, cipher.getAuthTag()]
+      .map((part) => (typeof part === "string" ? part : part.toString("base64url")))
+      .join(".");
+    expect((await refusal(token)).message).toBe("The JWT payload is not JSON");
   });
 });
