@@ -212,3 +212,142 @@ describe("the query string", () => {
     expect(response.status).toBe(403);
   });
 });
+
+/** `Auth()`'s answer to a bare request, as status, Allow and the JSON body of a rejection. */
+async function answer(path: string, init: RequestInit = {}) {
+  const response = await Auth(new Request(`${ORIGIN}${path}`, init), credentialsConfig());
+  const text = await response.text();
+  let body: { error?: string; message?: string } | undefined;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return {
+    status: response.status,
+    allow: response.headers.get("allow"),
+    location: response.headers.get("location"),
+    body,
+  };
+}
+
+describe("paths", () => {
+  it.each([
+    "/auth/csrf/x",
+    "/auth/providers/x",
+    "/auth/session/x",
+    "/auth/signout/x",
+    "/auth/verify-request/x",
+    "/auth/error/x",
+    "/auth/callback",
+    "/auth/webauthn-options",
+    "/auth/signin/credentials/extra",
+    "/auth/nope",
+  ])("%s: 400 UnknownAction", async (path) => {
+    const a = await answer(path);
+    expect(a.status).toBe(400);
+    expect(a.body).toEqual({ error: "UnknownAction", message: "No action matches this path" });
+  });
+
+  it("a segment with malformed percent-encoding: 400 BadRequest", async () => {
+    const a = await answer("/auth/signin/%E0%A4");
+    expect(a.status).toBe(400);
+    expect(a.body).toEqual({
+      error: "BadRequest",
+      message: "The path has invalid percent-encoding",
+    });
+  });
+
+  it("a percent-encoded provider id is decoded", async () => {
+    const a = await answer("/auth/signin/%63redentials", { method: "POST" });
+    // Reached the credentials provider's sign-in (which then wants its CSRF token).
+    expect(a.status).toBe(302);
+    expect(a.location).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`);
+  });
+});
+
+describe("methods", () => {
+  it.each([
+    ["POST", "/auth/verify-request", "GET"],
+    ["POST", "/auth/error", "GET"],
+    ["POST", "/auth/csrf", "GET"],
+    ["POST", "/auth/providers", "GET"],
+    ["POST", "/auth/webauthn-options/passkey", "GET"],
+    ["GET", "/auth/signin/credentials", "POST"],
+    ["PUT", "/auth/session", "GET, POST"],
+    ["DELETE", "/auth/signout", "GET, POST"],
+    // Method names that are substrings of the Allow value are still other methods.
+    ["ET", "/auth/session", "GET, POST"],
+    ["OS", "/auth/signout", "GET, POST"],
+    ["POS", "/auth/callback/credentials", "GET, POST"],
+  ])("%s %s: 405 with Allow: %s", async (method, path, allow) => {
+    const a = await answer(path, { method });
+    expect(a.status).toBe(405);
+    expect(a.allow).toBe(allow);
+    expect(a.body).toEqual({
+      error: "MethodNotAllowed",
+      message: `${path.split("/")[2]} does not accept ${method}`,
+    });
+  });
+
+  it("a lower-case method is the same method", async () => {
+    expect((await answer("/auth/providers", { method: "get" })).status).toBe(200);
+  });
+});
+
+describe("POST bodies that are empty or absent", () => {
+  const signOut = (init: RequestInit) => answer("/auth/signout", { method: "POST", ...init });
+  const missingCsrf = `${ORIGIN}/auth/signin?error=MissingCSRF`;
+
+  it.each([
+    ["form, no body", { headers: { "content-type": "application/x-www-form-urlencoded" } }],
+    [
+      "form, empty body",
+      { headers: { "content-type": "application/x-www-form-urlencoded" }, body: "" },
+    ],
+    ["JSON, no body", { headers: { "content-type": "application/json" } }],
+    ["JSON, empty body", { headers: { "content-type": "application/json" }, body: "" }],
+    ["no content type, no body", {}],
+    ["another content type", { headers: { "content-type": "text/plain" }, body: "csrfToken=x" }],
+  ])("%s: read as no fields (MissingCSRF), never a 400 or 500", async (_, init) => {
+    const a = await signOut(init as RequestInit);
+    expect(a.status).toBe(302);
+    expect(a.location).toBe(missingCsrf);
+  });
+
+  it.each([
+    ["not JSON", "{", "The request body is not valid JSON"],
+    ["a JSON array", "[]", "The request body must be a JSON object"],
+    ["JSON null", "null", "The request body must be a JSON object"],
+    ["a JSON string", '"x"', "The request body must be a JSON object"],
+  ])("%s: 400 BadRequest", async (_, body, message) => {
+    const a = await signOut({ headers: { "content-type": "application/json" }, body });
+    expect(a.status).toBe(400);
+    expect(a.body).toEqual({ error: "BadRequest", message });
+  });
+
+  it("413 and invalid UTF-8 say what was wrong", async () => {
+    const big = await signOut({
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: "x".repeat(LIMIT + 1),
+    });
+    expect(big.body).toEqual({
+      error: "PayloadTooLarge",
+      message: "The request body is too large",
+    });
+    const streamed = await signOut({
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: stream([new Uint8Array(LIMIT), new Uint8Array(1)]),
+      duplex: "half",
+    } as RequestInit);
+    expect(streamed.body).toEqual(big.body);
+    const bad = await signOut({
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new Uint8Array([0x61, 0x3d, 0xc3]),
+    });
+    expect(bad.body).toEqual({
+      error: "BadRequest",
+      message: "The request body is not valid UTF-8",
+    });
+  });
+});
