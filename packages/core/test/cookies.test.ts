@@ -13,6 +13,7 @@ import {
   csrfToken,
   Jar,
   ORIGIN,
+  recordingLogger,
   SECRET,
   send,
   setCookies,
@@ -57,6 +58,24 @@ describe("reading the Cookie header", () => {
     ]) {
       expect((await sessionWith(header)).name, header).toBe(alice.name);
     }
+  });
+
+  it("a part without '=' is skipped whole, even when it starts with a cookie's name", async () => {
+    const token = await validToken();
+    expect((await sessionWith(`${SESSION}x; ${SESSION}=${token}`)).name).toBe(alice.name);
+  });
+
+  it("spaces around a value are not part of it", async () => {
+    const token = await validToken();
+    expect((await sessionWith(`${SESSION}=  ${token}  ; other=1`)).name).toBe(alice.name);
+  });
+
+  it("a value of just two quotes is empty: no session, nothing cleared, nothing logged", async () => {
+    const logger = recordingLogger();
+    const { name, response } = await sessionWith(`${SESSION}=""`, credentialsConfig({ logger }));
+    expect(name).toBeNull();
+    expect(response.headers.getSetCookie()).toEqual([]);
+    expect(logger.error).not.toHaveBeenCalled();
   });
 
   it("reads a double-quoted value without its quotes", async () => {
@@ -151,6 +170,8 @@ describe("clearing a session leaves the app's own cookies alone", () => {
     `app.${SESSION}.1`,
     `${SESSION}.`,
     "x.1",
+    // As long as the session cookie's name, then a chunk suffix.
+    `${"a".repeat(SESSION.length)}.1`,
   ];
 
   it("sign-out deletes the session cookie and its chunks, and only those", async () => {
@@ -271,6 +292,16 @@ describe("writing Set-Cookie", () => {
       expect(jar.cookies.get(`${SESSION}.1`)).toHaveLength(1);
       const session = await (await send(config, jar, "/auth/session")).json();
       expect(session.user.name).toBe("len 3937");
+    });
+
+    it("a token of exactly two chunks' length is two full chunks, no empty third", async () => {
+      const jar = new Jar();
+      await signInAlice(sized(2 * 3936), jar);
+      expect([...jar.cookies.keys()].filter((n) => n.startsWith(SESSION))).toEqual([
+        `${SESSION}.0`,
+        `${SESSION}.1`,
+      ]);
+      expect(jar.cookies.get(`${SESSION}.1`)).toHaveLength(3936);
     });
 
     it("growing into chunks deletes the unchunked cookie; shrinking deletes the chunks", async () => {

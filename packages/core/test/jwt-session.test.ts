@@ -114,6 +114,37 @@ describe("the jwt callback on a session check", () => {
 describe("re-issuing", () => {
   const day = 86400;
 
+  it("without a session cookie nothing is decoded and nothing is written", async () => {
+    const decodeToken = vi.fn(() => ({ sub: "1", name: "from nowhere" }));
+    const config = credentialsConfig({ jwt: { decode: decodeToken } });
+    const { body, cookies } = await check("other=1", config);
+    expect(body).toBeNull();
+    expect(cookies.size).toBe(0);
+    expect(decodeToken).not.toHaveBeenCalled();
+  });
+
+  it("an update re-issues the cookie even when nothing changed and it is fresh", async () => {
+    const config = credentialsConfig();
+    const jar = new Jar();
+    await signInAlice(config, jar);
+    const before = jar.cookies.get(COOKIE);
+    const csrf = await csrfToken(config, jar);
+    const response = await send(config, jar, "/auth/session", { json: { csrfToken: csrf } });
+    expect(response.status).toBe(200);
+    const reissued = setCookies(response).get(COOKIE);
+    expect(reissued?.value).toBeTruthy();
+    expect(reissued?.value).not.toBe(before);
+  });
+
+  it("with the default jwt callback, a fresh token is not re-issued", async () => {
+    const { body, cookies } = await check(
+      `${COOKIE}=${await tokenOf({ sub: "1" })}`,
+      credentialsConfig(),
+    );
+    expect(body?.user).toBeDefined();
+    expect(cookies.size).toBe(0);
+  });
+
   it("at exactly updateAge seconds the cookie is re-issued; a second earlier it is not", async () => {
     const config = credentialsConfig({ session: { updateAge: day } });
     expect((await check(`${COOKIE}=${await issuedAgo(day)}`, config)).cookies.has(COOKIE)).toBe(
