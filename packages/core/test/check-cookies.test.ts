@@ -195,3 +195,36 @@ describe("issued check cookies", () => {
     }
   });
 });
+
+describe("the state parameter (the wire format an Auth.js redirect proxy reads)", () => {
+  async function stateOf(overrides: Partial<AuthConfig>) {
+    const { config } = setup();
+    const url = await beginSignIn({ ...config, ...overrides }, new Jar(), "oidc");
+    const state = url.searchParams.get("state")!;
+    const payload = (await decode({ token: state, secret: SECRET, salt: "encodedState" })) as {
+      random?: unknown;
+      origin?: unknown;
+      iat: number;
+      exp: number;
+    };
+    return { state, payload };
+  }
+
+  test("is a JWE under the salt encodedState holding a random value, for 15 minutes", async () => {
+    const { payload } = await stateOf({});
+    expect(payload.random).toMatch(/^[0-9a-f-]{36}$/);
+    expect(payload).not.toHaveProperty("origin");
+    expect(payload.exp - payload.iat).toBe(900);
+  });
+
+  test("through a redirect proxy it also names this deployment's callback URL", async () => {
+    const { payload } = await stateOf({ redirectProxyUrl: "https://proxy.example/auth" });
+    expect(payload.origin).toBe(`${ORIGIN}/auth/callback/oidc`);
+    expect(payload.random).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  test("each sign-in gets its own state", async () => {
+    const [a, b] = await Promise.all([stateOf({}), stateOf({})]);
+    expect(a.payload.random).not.toBe(b.payload.random);
+  });
+});
