@@ -44,11 +44,9 @@ export function isCanonicalBase64url(text: string): boolean {
 export function fromBase64url(text: string): Uint8Array {
   if (!isCanonicalBase64url(text)) throw new TypeError("invalid base64url");
   if (hasBuffer) return Buffer.from(text, "base64url");
-  const padded = text.replace(/-/g, "+").replace(/_/g, "/");
-  const binary = atob(padded + "=".repeat((4 - (padded.length % 4)) % 4));
-  const bytes = new Uint8Array(binary.length);
-  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-  return bytes;
+  // atob takes unpadded input (forgiving-base64), and the text is canonical by now.
+  const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
 }
 
 export function hex(bytes: Uint8Array): string {

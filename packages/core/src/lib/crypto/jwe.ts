@@ -113,7 +113,7 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
   return {
     async encrypt(plaintext, key) {
       const header = protectedHeaderFor(key);
-      const aad = Buffer.from(header, "ascii");
+      const aad = utf8(header);
       if (key.enc === "A256GCM") {
         const iv = c.randomBytes(12);
         const cipher = c.createCipheriv("aes-256-gcm", key.key, iv);
@@ -129,7 +129,7 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
       return `${header}..${iv.toString("base64url")}.${ct.toString("base64url")}.${tag.toString("base64url")}`;
     },
     async decrypt(jwe, key) {
-      const aad = Buffer.from(jwe.protectedHeader, "ascii");
+      const aad = utf8(jwe.protectedHeader);
       // Strict decoding: a token has exactly one spelling (no `+`/`/` variants of a byte).
       const iv = fromBase64url(jwe.iv);
       const ct = fromBase64url(jwe.ciphertext);

@@ -13,8 +13,9 @@ function load(): NodeCrypto | undefined {
   try {
     return proc?.getBuiltinModule?.("node:crypto") as NodeCrypto | undefined;
   } catch {
-    return undefined;
+    // A runtime that refuses to load it has none to offer.
   }
+  return undefined;
 }
 
 /** `node:crypto`, or `undefined` where the runtime has none. */
