@@ -90,7 +90,7 @@ async function expectRefused(
   expect(response.status).toBe(302);
   expect(response.headers.get("location")).toBe(signInError("InvalidCheck"));
   expectNoSessionCookie(response);
-  expectOneError(logger, "InvalidCheck", message);
+  return expectOneError(logger, "InvalidCheck", message);
 }
 
 describe("check cookies that are present but wrong", () => {
@@ -113,7 +113,13 @@ describe("check cookies that are present but wrong", () => {
     parts[3] = (ct[0] === "A" ? "B" : "A") + ct.slice(1);
     jar.cookies.set(cookie, parts.join("."));
     const response = await deliver(config, jar, answer);
-    await expectRefused(response, logger, new RegExp(`${check} cookie could not be read`));
+    const logged = await expectRefused(
+      response,
+      logger,
+      new RegExp(`${check} cookie could not be read`),
+    );
+    // The log says why: the decryption failure is kept as the cause.
+    expect(logged).toMatch(/ <- JWTSessionError: /);
     expectCleared(response, [cookie]);
   });
 
@@ -227,4 +233,19 @@ describe("the state parameter (the wire format an Auth.js redirect proxy reads)"
     const [a, b] = await Promise.all([stateOf({}), stateOf({})]);
     expect(a.payload.random).not.toBe(b.payload.random);
   });
+});
+
+test("a redirect proxy that cannot read a callback's state refuses it, and says why", async () => {
+  // This deployment is its own redirect proxy: callbacks carrying a state it issued come back to
+  // it, and it reads the state to find where the sign-in started.
+  const { config: base, logger } = setup();
+  const config = { ...base, redirectProxyUrl: `${ORIGIN}/auth`, redirectProxyOrigins: [ORIGIN] };
+  const jar = new Jar();
+  const answer = await atProvider(await beginSignIn(config, jar, "oidc"));
+  const url = new URL(answer.url);
+  const state = url.searchParams.get("state")!;
+  url.searchParams.set("state", `${state.slice(0, -2)}${state.endsWith("AA") ? "BA" : "AA"}`);
+  const response = await deliver(config, jar, { url });
+  const logged = await expectRefused(response, logger, /state parameter could not be read/);
+  expect(logged).toMatch(/ <- JWTSessionError: /);
 });

@@ -65,6 +65,13 @@ describe("reading the Cookie header", () => {
     expect((await sessionWith(`${SESSION}x; ${SESSION}=${token}`)).name).toBe(alice.name);
   });
 
+  it("spaces and tabs around a name are not part of it; inside a name they are", async () => {
+    const token = await validToken();
+    expect((await sessionWith(`a=1;  \t${SESSION} \t=${token}`)).name).toBe(alice.name);
+    expect((await sessionWith(`a=1; authjs.session -token=${token}`)).name).toBeNull();
+    expect((await sessionWith(`authjs.session\t-token=${token}`)).name).toBeNull();
+  });
+
   it("spaces around a value are not part of it", async () => {
     const token = await validToken();
     expect((await sessionWith(`${SESSION}=  ${token}  ; other=1`)).name).toBe(alice.name);
@@ -96,6 +103,11 @@ describe("reading the Cookie header", () => {
       ["/plain", `${ORIGIN}/plain`],
       // Not decodable: kept raw, and raw it is still a same-origin path.
       ["/a%ZZb", `${ORIGIN}/a%ZZb`],
+      // Only a value quoted at both ends loses its quotes.
+      ['"/quoted"', `${ORIGIN}/quoted`],
+      ['/dash"', `${ORIGIN}/dash%22`],
+      // A leading quote alone stays: the value is then no path, so it is ignored.
+      ['"/dash', ORIGIN],
     ] as const) {
       const jar = new Jar();
       const token = await csrfToken(config, jar);

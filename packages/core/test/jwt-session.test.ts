@@ -211,16 +211,40 @@ describe("a token that cannot be read", () => {
       expect(logged.type).toBe("JWTSessionError");
       expect(logged.message).toBe(message);
       if (thrown === own) expect(logged).toBe(own);
+      else expect(logged.cause).toBe(thrown);
     }
   });
 
   it("a custom decode answering null: no session, the cookie cleared, nothing logged", async () => {
     const logger = recordingLogger();
-    const config = credentialsConfig({ logger, jwt: { decode: () => null } });
+    // A jwt callback that would make a session out of anything is not even asked.
+    const jwt = vi.fn(({ token }: { token: JWT }) => ({ ...token, name: "made up" }));
+    const config = credentialsConfig({ logger, jwt: { decode: () => null }, callbacks: { jwt } });
     const { body, cookies } = await check(`${COOKIE}=x`, config);
     expect(body).toBeNull();
     expect(cookies.get(COOKIE)?.raw).toMatch(/Max-Age=0/);
     expect(logger.error).not.toHaveBeenCalled();
+    expect(jwt).not.toHaveBeenCalled();
+  });
+
+  it("a jwt callback that throws: no session, the cookie kept, one JWTSessionError", async () => {
+    const logger = recordingLogger();
+    const failure = new Error("the callback broke");
+    const config = credentialsConfig({
+      logger,
+      callbacks: {
+        jwt: () => {
+          throw failure;
+        },
+      },
+    });
+    const { body, cookies } = await check(`${COOKIE}=${await tokenOf({ sub: "1" })}`, config);
+    expect(body).toBeNull();
+    expect(cookies.size).toBe(0);
+    expect(logger.error).toHaveBeenCalledTimes(1);
+    const [logged] = logger.error.mock.calls[0]! as [Error & { type?: string }];
+    expect(logged).toMatchObject({ type: "JWTSessionError", message: "The jwt callback threw" });
+    expect(logged.cause).toBe(failure);
   });
 
   it("on sign-out: one SignOutError, the signOut event with a null token, the cookie cleared", async () => {
@@ -234,7 +258,12 @@ describe("a token that cannot be read", () => {
     expect(setCookies(response).get(COOKIE)?.raw).toMatch(/Max-Age=0/);
     expect(signOut).toHaveBeenCalledWith({ token: null });
     expect(logger.error).toHaveBeenCalledTimes(1);
-    expect((logger.error.mock.calls[0]![0] as { type?: string }).type).toBe("SignOutError");
+    const [logged] = logger.error.mock.calls[0]! as [Error & { type?: string }];
+    expect(logged).toMatchObject({
+      type: "SignOutError",
+      message: "The session token could not be decoded",
+    });
+    expect((logged.cause as { type?: string }).type).toBe("JWTSessionError");
   });
 
   it("sign-out without a session cookie fires no signOut event and deletes nothing", async () => {

@@ -17,6 +17,8 @@ interface Outcome {
   signedIn: boolean;
   /** The error types of every failure logged, at any level. */
   logged: string[];
+  /** Their messages. */
+  messages: string[];
 }
 
 async function signInWith(callbackUrl: string, overrides: Partial<AuthConfig> = {}) {
@@ -24,15 +26,17 @@ async function signInWith(callbackUrl: string, overrides: Partial<AuthConfig> = 
   const config = credentialsConfig({ logger, ...overrides });
   const jar = new Jar();
   const response = await signInAlice(config, jar, { callbackUrl });
-  const logged = [...logger.error.mock.calls, ...logger.warn.mock.calls, ...logger.debug.mock.calls]
+  const errors = [...logger.error.mock.calls, ...logger.warn.mock.calls, ...logger.debug.mock.calls]
     .flat()
-    .filter((value): value is Error => value instanceof Error)
-    .map((error) => (error as Error & { type?: string }).type ?? error.name);
+    .filter((value): value is Error => value instanceof Error);
+  const logged = errors.map((error) => (error as Error & { type?: string }).type ?? error.name);
+  const messages = errors.map((error) => error.message);
   return {
     status: response.status,
     location: response.headers.get("location"),
     signedIn: jar.cookies.has(SESSION),
     logged,
+    messages,
   } satisfies Outcome;
 }
 
@@ -114,6 +118,11 @@ describe("the default redirect rule refuses", () => {
     ["another scheme of the same host", "https://localhost:3000/"],
   ])("%s: %j", async (_, callbackUrl) => {
     expectRefused(await signInWith(callbackUrl), callbackUrl);
+  });
+
+  it("and says so in the log, without repeating the URL", async () => {
+    const outcome = await signInWith("https://evil.example/steal");
+    expect(outcome.messages).toEqual(["The callback URL is not on this site's origin"]);
   });
 });
 
