@@ -31,6 +31,7 @@ function setup(strategy: "jwt" | "database" = "database") {
   const adapter = MemoryAdapter();
   const logger = recordingLogger();
   const linked = vi.fn();
+  const signedIn = vi.fn();
   let failure: Failure = "none";
   const linkAccount = adapter.linkAccount!.bind(adapter);
   const config: AuthConfig = {
@@ -38,7 +39,7 @@ function setup(strategy: "jwt" | "database" = "database") {
     trustHost: true,
     logger,
     session: { strategy },
-    events: { linkAccount: linked },
+    events: { linkAccount: linked, signIn: signedIn },
     providers: twoIdps(op, { allowDangerousEmailAccountLinking: true }),
     adapter: {
       ...adapter,
@@ -67,6 +68,7 @@ function setup(strategy: "jwt" | "database" = "database") {
     config,
     logger,
     linked,
+    signedIn,
     ownerOf,
     failNextLink: (mode: Failure) => {
       failure = mode;
@@ -94,8 +96,9 @@ describe.each(["database", "jwt"] as const)("dangerous email linking (%s session
   });
 
   test("a link another sign-in of the same account already stored for this user: signed in", async () => {
-    const { adapter, config, logger, ownerOf, failNextLink } = setup(strategy);
+    const { adapter, config, logger, ownerOf, signedIn, failNextLink } = setup(strategy);
     await signInThrough(config, new Jar(), "idp");
+    signedIn.mockClear();
     failNextLink("lost-race-same-user");
     const jar = new Jar();
     const response = await signInThrough(config, jar, "idp2");
@@ -104,6 +107,8 @@ describe.each(["database", "jwt"] as const)("dangerous email linking (%s session
     expect(adapter.rows.count()).toMatchObject({ users: 1, accounts: 2 });
     expect((await sessionOf(config, jar))?.user?.email).toBe("user-1@example.com");
     expect(logger.error).not.toHaveBeenCalled();
+    expect(signedIn).toHaveBeenCalledTimes(1);
+    expect(signedIn.mock.calls[0]![0]).toMatchObject({ isNewUser: false });
   });
 
   test("a link that went to another user meanwhile: refused, nobody signed in", async () => {
