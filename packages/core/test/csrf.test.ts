@@ -73,8 +73,8 @@ describe("the CSRF cookie", () => {
       const jar = new Jar();
       await send(credentialsConfig({ secret: rotated }), jar, "/auth/csrf");
       const value = jar.cookies.get(CSRF_COOKIE)!;
-      const [minted, hash] = value.split("|");
-      expect(hash).toBe(sha256(minted + rotated[0]));
+      const [minted, hash] = value.split("|") as [string, string];
+      expect(hash).toBe(sha256(minted + rotated[0]!));
     });
   });
 });

@@ -55,7 +55,10 @@ describe("the parsed-header cache", () => {
 describe("a runtime without node:crypto", () => {
   async function withoutNodeCrypto(getBuiltinModule: unknown) {
     vi.resetModules();
-    vi.spyOn(process, "getBuiltinModule" as never).mockImplementation(getBuiltinModule as never);
+    type Loader = { getBuiltinModule: (id: string) => unknown };
+    vi.spyOn(process as unknown as Loader, "getBuiltinModule").mockImplementation(
+      getBuiltinModule as Loader["getBuiltinModule"],
+    );
     const node = await import("../src/lib/crypto/node.js");
     const jwe = await import("../src/lib/crypto/jwe.js");
     const jwt = await import("../src/lib/jwt.js");

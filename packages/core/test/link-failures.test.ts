@@ -3,8 +3,10 @@
  * `user-1@example.com` (verified); the second allows dangerous email linking, so its first
  * sign-in links to the user the first one created — unless `linkAccount` fails.
  */
+
+import type { AdapterAccount } from "@gatehouse/core/adapters";
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AdapterAccount, AuthConfig } from "@gatehouse/core/types";
+import type { AuthConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
 import { loggedFailures } from "./support/failures.js";

@@ -3,8 +3,10 @@
  * what it stores about the address. Driven through real OpenID Connect sign-ins against a memory
  * adapter wrapped to play a concurrent sign-in of the same account at the worst moment.
  */
+
+import type { Adapter, AdapterAccount, AdapterUser } from "@gatehouse/core/adapters";
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { Adapter, AdapterAccount, AdapterUser, AuthConfig } from "@gatehouse/core/types";
+import type { AuthConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
 import { loggedFailures } from "./support/failures.js";
