@@ -232,6 +232,20 @@ async function answer(path: string, init: RequestInit = {}) {
 }
 
 describe("paths", () => {
+  it("a request whose URL is not absolute (a careless server adapter's): 400 BadRequest", async () => {
+    class Relative extends Request {
+      override get url() {
+        return "/auth/session";
+      }
+    }
+    const response = await Auth(new Relative(`${ORIGIN}/auth/session`), credentialsConfig());
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: "BadRequest",
+      message: "The request URL is not valid",
+    });
+  });
+
   it.each([
     "/auth/csrf/x",
     "/auth/providers/x",
