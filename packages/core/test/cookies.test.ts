@@ -90,6 +90,15 @@ describe("reading the Cookie header", () => {
     expect((await sessionWith(`${SESSION}="${token}"`)).name).toBe(alice.name);
   });
 
+  it("a value that is a single quote is that quote, not an empty value", async () => {
+    const logger = recordingLogger();
+    const { name, response } = await sessionWith(`${SESSION}="`, credentialsConfig({ logger }));
+    expect(name).toBeNull();
+    // Not empty: it was read, failed to decode, and is cleared.
+    expect(setCookies(response).get(SESSION)?.raw).toMatch(/Max-Age=0/);
+    expect(logger.error).toHaveBeenCalledTimes(1);
+  });
+
   it("keeps a lone quote as part of the value", async () => {
     const token = await validToken();
     expect((await sessionWith(`${SESSION}="${token}`)).name).toBeNull();
@@ -307,13 +316,10 @@ describe("writing Set-Cookie", () => {
     });
 
     it("a token of exactly two chunks' length is two full chunks, no empty third", async () => {
-      const jar = new Jar();
-      await signInAlice(sized(2 * 3936), jar);
-      expect([...jar.cookies.keys()].filter((n) => n.startsWith(SESSION))).toEqual([
-        `${SESSION}.0`,
-        `${SESSION}.1`,
-      ]);
-      expect(jar.cookies.get(`${SESSION}.1`)).toHaveLength(3936);
+      const response = await signInAlice(sized(2 * 3936), new Jar());
+      const written = [...setCookies(response)].filter(([name]) => name.startsWith(SESSION));
+      expect(written.map(([name]) => name)).toEqual([`${SESSION}.0`, `${SESSION}.1`]);
+      for (const [, { value }] of written) expect(value).toHaveLength(3936);
     });
 
     it("growing into chunks deletes the unchunked cookie; shrinking deletes the chunks", async () => {

@@ -131,7 +131,7 @@ describe("a first sign-in racing another of the same account", () => {
     ["without deleteUser", false],
   ])("linkAccount loses after createUser (%s)", (_, canDelete) => {
     test("the half-made user is taken back out and the winner signs in", async () => {
-      const { memory, config, logger } = setup((memory) => ({
+      const { memory, config, logger, signIn, createUser } = setup((memory) => ({
         async linkAccount(account: AdapterAccount) {
           // The winner's user row differs from this one's (say, an address changed meanwhile).
           await winnerIn(memory, true, "winner@example.com");
@@ -146,6 +146,9 @@ describe("a first sign-in racing another of the same account", () => {
       expect((await sessionOf(config, jar))?.user?.name).toBe("Winner");
       expect(memory.rows.count()).toMatchObject({ users: canDelete ? 1 : 2, accounts: 1 });
       expect(logger.error).not.toHaveBeenCalled();
+      // Not a new user: the user this sign-in made is gone, and no createUser event fired.
+      expect(signIn).toHaveBeenCalledWith(expect.objectContaining({ isNewUser: false }));
+      expect(createUser).not.toHaveBeenCalled();
     });
   });
 
@@ -168,7 +171,7 @@ describe("a first sign-in racing another of the same account", () => {
 
   test("the address is taken by the user the other sign-in of this account just made: signed in as it", async () => {
     let lookups = 0;
-    const { memory, config } = setup((memory) => ({
+    const { memory, config, signIn } = setup((memory) => ({
       async getUserByAccount(key) {
         lookups++;
         if (lookups === 1) {
@@ -184,6 +187,7 @@ describe("a first sign-in racing another of the same account", () => {
     expect(response.headers.get("location")).toBe(ORIGIN);
     expect((await sessionOf(config, jar))?.user?.name).toBe("Winner");
     expect(memory.rows.count()).toMatchObject({ users: 1, accounts: 1 });
+    expect(signIn).toHaveBeenCalledWith(expect.objectContaining({ isNewUser: false }));
   });
 });
 
