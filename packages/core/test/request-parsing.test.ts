@@ -127,7 +127,10 @@ describe("the 64 KiB body limit", () => {
       { "content-length": String(LIMIT + 1) },
     );
     expect(result.status).toBe(413);
-    expect((await result.json()).error).toBe("PayloadTooLarge");
+    expect(await result.json()).toEqual({
+      error: "PayloadTooLarge",
+      message: "The request body is too large",
+    });
     // At most the stream's first, eager pull: nothing was waited on.
     expect(pulled).toBeLessThanOrEqual(1);
   });
