@@ -191,6 +191,28 @@ describe("a first sign-in racing another of the same account", () => {
   });
 });
 
+test("a refusal waits for a concurrent sign-in that links the account a few milliseconds later", async () => {
+  let lookups = 0;
+  const { config, signIn } = setup((memory) => ({
+    async getUserByAccount(key) {
+      lookups++;
+      if (lookups === 1) {
+        // The other sign-in has made its user and links the account on its next turn of the
+        // event loop, later than any promise chain but before the first pause of the refusal.
+        await winnerIn(memory, false);
+        setTimeout(() => void memory.linkAccount!({ ...key, userId: "winner", type: "oidc" }), 1);
+        return null;
+      }
+      return memory.getUserByAccount!(key);
+    },
+  }));
+  const jar = new Jar();
+  const response = await signInThrough(config, jar, "idp");
+  expect(response.headers.get("location")).toBe(ORIGIN);
+  expect((await sessionOf(config, jar))?.user?.name).toBe("Winner");
+  expect(signIn).toHaveBeenCalledWith(expect.objectContaining({ isNewUser: false }));
+});
+
 describe("refusals say why", () => {
   test("an address another account uses, without dangerous linking", async () => {
     const { config, logger } = setup(() => ({}));
