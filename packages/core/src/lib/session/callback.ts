@@ -20,16 +20,30 @@ function forClient(result: SessionCallbackResult): Session {
  * logged as the strategy's session error (`JWTSessionError` or `SessionTokenError`, as Auth.js
  * does) and never ends the request with an error page.
  */
-export async function clientSession(
+export function clientSession(
   config: ResolvedConfig,
   params: SessionCallbackParams,
-): Promise<Session | null> {
-  try {
-    const result = await config.callbacks.session(params);
-    return result === null || result === undefined ? null : forClient(result);
-  } catch (cause) {
+): Session | null | Promise<Session | null> {
+  const failed = (cause: unknown): null => {
     const Failure = params.strategy === "jwt" ? JWTSessionError : SessionTokenError;
     config.logger.error(new Failure("The session callback threw", { cause }));
     return null;
+  };
+  let result: ReturnType<typeof config.callbacks.session>;
+  try {
+    result = config.callbacks.session(params);
+  } catch (cause) {
+    return failed(cause);
   }
+  // A synchronous callback (the default one) costs no extra turn of the event loop.
+  if (isThenable(result)) return Promise.resolve(result).then(forClientOrNull, failed);
+  return forClientOrNull(result);
+}
+
+function isThenable<T>(value: T | PromiseLike<T>): value is PromiseLike<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === "function";
+}
+
+function forClientOrNull(result: SessionCallbackResult | null | undefined): Session | null {
+  return result === null || result === undefined ? null : forClient(result);
 }
