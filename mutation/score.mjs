@@ -2,7 +2,8 @@
 /**
  * Per-file mutation scores from Stryker's JSON report, with the reviewed survivors of
  * mutation/equivalent-mutants.md applied: an "equivalent" mutant leaves the denominator, a
- * "killed by hand" one (a test kills it, but Stryker cannot see it) counts as killed. Lists every
+ * "killed by hand" one (a test kills it, but Stryker cannot see it) counts as killed, and an
+ * "open" one (a real gap, explained, not yet closed) still counts as survived. Lists every
  * surviving mutant that is not on the reviewed list, so a new survivor cannot hide behind an old
  * review, and every reviewed entry that no longer matches a survivor.
  *
@@ -35,7 +36,7 @@ function reviewed(markdown) {
       line: Number(at),
       mutator,
       mutant: text,
-      byHand: kind === "killed by hand",
+      kind,
       used: 0,
     });
   }
@@ -59,19 +60,20 @@ for (const [path, { mutants }] of Object.entries(report.files)) {
     if (detected.has(m.status)) killed++;
     else if (missed.has(m.status)) {
       const line = m.location.start.line;
-      const match = review.find(
-        (r) =>
-          r.file === file &&
-          r.line === line &&
-          r.mutator === m.mutatorName &&
-          r.mutant === String(m.replacement ?? "").replace(/\s+/g, " "),
-      );
+      const same = (r) =>
+        r.file === file &&
+        r.line === line &&
+        r.mutator === m.mutatorName &&
+        r.mutant === String(m.replacement ?? "").replace(/\s+/g, " ");
+      // Identical mutants at one line (two operands both made `true`) each have their own row.
+      const match = review.find((r) => same(r) && r.used === 0) ?? review.find(same);
       if (match) {
         match.used++;
-        if (match.byHand) {
+        if (match.kind === "killed by hand") {
           killed++;
           byHand++;
-        } else equivalent++;
+        } else if (match.kind === "open") survived++;
+        else equivalent++;
       } else {
         survived++;
         unreviewed.push(`${file}:${line} ${m.status} ${m.mutatorName} \`${m.replacement}\``);

@@ -307,6 +307,14 @@ describe("methods", () => {
     });
   });
 
+  it("a GET never has its body judged: a body header of any size is ignored", async () => {
+    const a = await answer("/auth/providers", {
+      headers: { "content-type": "application/json", "content-length": String(10 * LIMIT) },
+    });
+    expect(a.status).toBe(200);
+    expect(a.body).toHaveProperty("credentials");
+  });
+
   it("a lower-case method is the same method", async () => {
     expect((await answer("/auth/providers", { method: "get" })).status).toBe(200);
   });
