@@ -5,6 +5,7 @@
 export { Auth } from "./lib/auth.js";
 export { isDate } from "./lib/dates.js";
 export { createActionURL, setEnvDefaults } from "./lib/env.js";
+export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export { isAuthAction } from "./lib/request.js";
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";
