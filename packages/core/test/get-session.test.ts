@@ -88,7 +88,10 @@ describe("getSession with JWT sessions", () => {
   });
 
   test("secret rotation: a cookie of an older secret still reads", async () => {
-    const cookie = await jwtCookie({ sub: "u1", name: "Old" }, "older-secret-older-secret-older-00");
+    const cookie = await jwtCookie(
+      { sub: "u1", name: "Old" },
+      "older-secret-older-secret-older-00",
+    );
     const config = credentialsConfig({ secret: [SECRET, "older-secret-older-secret-older-00"] });
     expect((await getSession(pageRequest(cookie), config))?.user?.name).toBe("Old");
   });
