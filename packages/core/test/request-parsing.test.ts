@@ -376,3 +376,70 @@ describe("POST bodies that are empty or absent", () => {
     });
   });
 });
+
+describe("the request a provider callback receives", () => {
+  it("sendVerificationRequest gets the sign-in POST with its body still readable", async () => {
+    const { MemoryAdapter } = await import("@gatehouse/core/adapters/memory");
+    const { default: Email } = await import("@gatehouse/core/providers/email");
+    const seen: { method: string; path: string; body: string }[] = [];
+    const config = credentialsConfig({
+      adapter: MemoryAdapter(),
+      providers: [
+        Email({
+          sendVerificationRequest: async ({ request }) => {
+            seen.push({
+              method: request.method,
+              path: new URL(request.url).pathname,
+              body: await request.text(),
+            });
+          },
+        }),
+      ],
+    });
+    const jar = new Jar();
+    const csrf = await csrfToken(config, jar);
+    const response = await Auth(
+      new Request(`${ORIGIN}/auth/signin/email`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: jar.header(),
+        },
+        body: new URLSearchParams({ csrfToken: csrf, email: "reader@example.com" }),
+      }),
+      config,
+    );
+    expect(response.status).toBe(302);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ method: "POST", path: "/auth/signin/email" });
+    expect(new URLSearchParams(seen[0]!.body).get("email")).toBe("reader@example.com");
+  });
+
+  it("authorize gets a JSON callback's body, readable", async () => {
+    const { default: Credentials } = await import("@gatehouse/core/providers/credentials");
+    const bodies: string[] = [];
+    const config = credentialsConfig({
+      providers: [
+        Credentials({
+          credentials: { pin: {} },
+          authorize: async (_credentials, request) => {
+            bodies.push(await request.text());
+            return null;
+          },
+        }),
+      ],
+    });
+    const jar = new Jar();
+    const csrf = await csrfToken(config, jar);
+    await Auth(
+      new Request(`${ORIGIN}/auth/callback/credentials`, {
+        method: "POST",
+        headers: { "content-type": "application/json", cookie: jar.header() },
+        body: JSON.stringify({ csrfToken: csrf, pin: "1234" }),
+      }),
+      config,
+    );
+    expect(bodies).toHaveLength(1);
+    expect(JSON.parse(bodies[0]!)).toMatchObject({ pin: "1234" });
+  });
+});

@@ -15,7 +15,11 @@ export interface RequestInternal {
   cookies: Record<string, string>;
   query: Record<string, string>;
   body: Record<string, unknown> | undefined;
-  /** An untouched copy of the request, kept for provider callbacks that receive it. */
+  /**
+   * The request as provider callbacks receive it (`authorize`, `sendVerificationRequest`). For a
+   * POST it is rebuilt on first use, with the same URL and headers and the body text that was read
+   * (none for a media type other than form or JSON), so its body can be read again.
+   */
   original: Request;
 }
 
@@ -133,15 +137,21 @@ export function mediaType(header: string | null): string {
   return (semicolon === -1 ? header : header.slice(0, semicolon)).trim().toLowerCase();
 }
 
-async function parseBody(request: Request): Promise<Record<string, unknown> | undefined> {
+async function parseBody(
+  request: Request,
+): Promise<{ fields: Record<string, unknown> | undefined; text: string | null }> {
   const type = mediaType(request.headers.get("content-type"));
   const isJson = type === "application/json";
   const isForm = type === "application/x-www-form-urlencoded";
   if (!isJson && !isForm) {
     request.body?.cancel().catch(() => {});
-    return undefined;
+    return { fields: undefined, text: null };
   }
   const text = await readBody(request);
+  return { fields: fieldsOf(text, isForm), text };
+}
+
+function fieldsOf(text: string, isForm: boolean): Record<string, unknown> {
   if (text === "") return {};
   if (isForm) {
     const out: Record<string, unknown> = Object.create(null);
@@ -195,10 +205,9 @@ export async function parseRequest(request: Request, basePath: string): Promise<
       allow,
     );
   }
-  const original = method === "POST" && action === "callback" ? request.clone() : request;
   const query: Record<string, string> = Object.create(null);
   for (const [key, value] of url.searchParams) if (!(key in query)) query[key] = value;
-  return {
+  const parsed: RequestInternal = {
     url,
     method: method as "GET" | "POST",
     action,
@@ -206,7 +215,24 @@ export async function parseRequest(request: Request, basePath: string): Promise<
     headers: request.headers,
     cookies: parseCookies(request.headers.get("cookie")),
     query,
-    body: method === "POST" ? await parseBody(request) : undefined,
-    original,
+    body: undefined,
+    original: request,
   };
+  if (method !== "POST") return parsed;
+  const { fields, text } = await parseBody(request);
+  parsed.body = fields;
+  let rebuilt: Request | undefined;
+  // Built only when a provider callback asks: most POSTs never need a second copy of the body.
+  Object.defineProperty(parsed, "original", {
+    enumerable: true,
+    get: () => {
+      rebuilt ??= new Request(request.url, {
+        method: "POST",
+        headers: request.headers,
+        body: text,
+      });
+      return rebuilt;
+    },
+  });
+  return parsed;
 }
