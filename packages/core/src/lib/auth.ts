@@ -3,14 +3,8 @@
  * turn the outcome into a `Response`. Every failure ends in a page, a redirect or a 4xx with a
  * stable error value, and one log line.
  */
-import { callback } from "./actions/callback/index.js";
-import { csrf } from "./actions/csrf.js";
 import { MethodNotAllowed } from "./actions/method.js";
-import { errorPage, pageUrl, verifyRequestPage } from "./actions/pages.js";
-import { providers } from "./actions/providers.js";
 import { session } from "./actions/session.js";
-import { signIn } from "./actions/signin.js";
-import { signOut } from "./actions/signout.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
 import {
@@ -21,26 +15,42 @@ import {
   isClientMistake,
 } from "./errors.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
-import { renderErrorPage } from "./pages/index.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
 import { htmlResult, jsonResult, redirectResult, toResponse } from "./response.js";
 import { raw } from "./symbols.js";
 import type { AuthAction, AuthConfig, LoggerInstance, ResponseInternal } from "./types/config.js";
 
-const actions: Record<AuthAction, (ctx: Context) => ResponseInternal | Promise<ResponseInternal>> =
-  {
-    providers,
-    csrf,
-    session,
-    signin: signIn,
-    signout: signOut,
-    callback,
-    "verify-request": verifyRequestPage,
-    error: errorPage,
-    // Loaded on first use: apps without passkeys never load the WebAuthn code.
-    "webauthn-options": async (ctx) =>
-      (await import("./actions/webauthn-options.js")).webauthnOptions(ctx),
+type Action = (ctx: Context) => ResponseInternal | Promise<ResponseInternal>;
+
+/**
+ * An action whose module is imported by its first request and called directly after that. Only
+ * the session check is loaded with the package: a process that reads sessions (every
+ * server-rendered page) never loads the pages, the sign-in flows or the WebAuthn code.
+ */
+function onFirstUse(load: () => Promise<Action>): Action {
+  let action: Action | undefined;
+  return (ctx) => {
+    if (action) return action(ctx);
+    return load().then((loaded) => {
+      action = loaded;
+      return loaded(ctx);
+    });
   };
+}
+
+const actions: Record<AuthAction, Action> = {
+  providers: onFirstUse(async () => (await import("./actions/providers.js")).providers),
+  csrf: onFirstUse(async () => (await import("./actions/csrf.js")).csrf),
+  session,
+  signin: onFirstUse(async () => (await import("./actions/signin.js")).signIn),
+  signout: onFirstUse(async () => (await import("./actions/signout.js")).signOut),
+  callback: onFirstUse(async () => (await import("./actions/callback/index.js")).callback),
+  "verify-request": onFirstUse(async () => (await import("./actions/pages.js")).verifyRequestPage),
+  error: onFirstUse(async () => (await import("./actions/pages.js")).errorPage),
+  "webauthn-options": onFirstUse(
+    async () => (await import("./actions/webauthn-options.js")).webauthnOptions,
+  ),
+};
 
 const configurationMessage =
   "There was a problem with the server configuration. Check the server logs for more information.";
@@ -65,11 +75,11 @@ function logFailure(logger: LoggerInstance, error: AuthError): void {
 }
 
 /** The page actions answer a broken configuration with the error page; the rest with JSON. */
-function configurationError(
+async function configurationError(
   req: RequestInternal,
   config: AuthConfig,
   origin: string,
-): ResponseInternal {
+): Promise<ResponseInternal> {
   const isPage = ["signin", "signout", "error", "verify-request"].includes(req.action);
   if (!isPage || req.method !== "GET") return jsonResult({ message: configurationMessage }, 500);
   if (typeof config.pages?.error === "string" && URL.canParse(config.pages.error, origin)) {
@@ -79,6 +89,7 @@ function configurationError(
     if (!req.query.callbackUrl?.startsWith(config.pages.error)) return redirectResult(target.href);
   }
   const basePath = normalizeBasePath(config.basePath);
+  const { renderErrorPage } = await import("./pages/index.js");
   const { status, html } = renderErrorPage({
     error: "Configuration",
     siteUrl: origin,
@@ -89,7 +100,7 @@ function configurationError(
 }
 
 /** Where a failed action sends the user, with a client-safe `?error=`. */
-function errorRedirect(ctx: Context, error: AuthError): ResponseInternal {
+async function errorRedirect(ctx: Context, error: AuthError): Promise<ResponseInternal> {
   let value: string = isClientError(error) ? error.type : "Configuration";
   // The sign-in page knows these failures by their Auth.js names.
   if (value === "EmailSignInError") value = "EmailSignin";
@@ -102,6 +113,7 @@ function errorRedirect(ctx: Context, error: AuthError): ResponseInternal {
   const params: Record<string, string> = { error: value };
   if (error instanceof CredentialsSignin || error instanceof EmailSignInError)
     params.code = error.code;
+  const { pageUrl } = await import("./actions/pages.js");
   const result = redirectResult(pageUrl(ctx, page, params));
   // Deletions still apply: a consumed one-time cookie must not survive a failed sign-in.
   result.cookies = ctx.setCookies.filter((c) => c.options.maxAge === 0);
@@ -164,7 +176,7 @@ async function run(
 
   if (!resolved) {
     logger.error(configError as Error);
-    return { result: configurationError(req, config, req.url.origin), raw: isRaw };
+    return { result: await configurationError(req, config, req.url.origin), raw: isRaw };
   }
 
   const ctx = new Context(req, resolved);
@@ -187,7 +199,7 @@ async function run(
     if (req.action === "session" && req.method === "POST") {
       return { result: jsonResult(null, 400), raw: resolved.raw };
     }
-    return { result: errorRedirect(ctx, error), raw: resolved.raw };
+    return { result: await errorRedirect(ctx, error), raw: resolved.raw };
   }
 }
 

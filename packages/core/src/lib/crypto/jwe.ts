@@ -3,8 +3,9 @@
  *
  * Two interchangeable engines: `node:crypto` (the fast path) and `jose` over WebCrypto (the
  * fallback where `node:crypto` is absent). Tests prove each reads what the other writes.
+ * `jose` is imported on the first use of its engine, never at load: it is most of the package's
+ * import time, and on Node no session token ever needs it.
  */
-import { CompactEncrypt, compactDecrypt } from "jose";
 import { base64url, fromBase64url, fromUtf8, isCanonicalBase64url, utf8 } from "./encoding.js";
 import type { ContentEncryption, DerivedKey } from "./keys.js";
 import { nodeCrypto } from "./node.js";
@@ -159,9 +160,18 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
   };
 }
 
+let jose: Promise<typeof import("jose")> | undefined;
+
+/** `jose`, imported on the first call and shared by every call after it. */
+function loadJose(): Promise<typeof import("jose")> {
+  jose ??= import("jose");
+  return jose;
+}
+
 /** The WebCrypto engine, through `jose`. */
 export const joseEngine: JweEngine = {
   async encrypt(plaintext, key) {
+    const { CompactEncrypt } = await loadJose();
     return new CompactEncrypt(plaintext)
       .setProtectedHeader({ alg: "dir", enc: key.enc, kid: key.kid })
       .encrypt(key.key);
@@ -173,6 +183,7 @@ export const joseEngine: JweEngine = {
       if (!isCanonicalBase64url(part)) throw new TypeError("JWE part is not canonical base64url");
     }
     const token = `${jwe.protectedHeader}..${jwe.iv}.${jwe.ciphertext}.${jwe.tag}`;
+    const { compactDecrypt } = await loadJose();
     const { plaintext } = await compactDecrypt(token, key.key, {
       keyManagementAlgorithms: ["dir"],
       contentEncryptionAlgorithms: [key.enc satisfies ContentEncryption],
