@@ -1,0 +1,212 @@
+/**
+ * Demo mode's companions, run beside the app by scripts/start.mjs and by the browser tests:
+ *
+ * - an SMTP capture (`smtp-server` on 127.0.0.1) that keeps every message as a JSON file in a
+ *   mailbox folder, which the app's `/dev/mailbox` page lists;
+ * - a local OpenID provider (`oidc-provider` on 127.0.0.1) with a login form of its own, so the
+ *   whole OAuth flow works without any outside network.
+ *
+ * Nothing here is used when the app is deployed for real.
+ */
+import { generateKeyPairSync, randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import Provider from "oidc-provider";
+import PostalMime from "postal-mime";
+import { SMTPServer } from "smtp-server";
+
+const LOOPBACK = "127.0.0.1";
+
+/**
+ * Starts the SMTP capture on `port` (0 = any free port).
+ * @param {{ port: number, mailbox: string }} options
+ * @returns {Promise<{ url: string, port: number, close(): Promise<void> }>}
+ */
+export async function startSmtpCapture({ port, mailbox }) {
+  mkdirSync(mailbox, { recursive: true });
+  const smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    disableReverseLookup: true,
+    closeTimeout: 200,
+    onData(stream, session, callback) {
+      const chunks = [];
+      stream.on("data", (chunk) => chunks.push(chunk));
+      stream.on("end", () => {
+        PostalMime.parse(Buffer.concat(chunks))
+          .then((email) => {
+            const receivedAt = new Date();
+            const message = {
+              receivedAt: receivedAt.toISOString(),
+              from: email.from?.address ?? session.envelope.mailFrom?.address ?? "",
+              to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+              subject: email.subject ?? "",
+              text: email.text ?? "",
+              html: email.html ?? "",
+            };
+            const name = `${receivedAt.getTime()}-${randomBytes(4).toString("hex")}.json`;
+            writeFileSync(join(mailbox, name), JSON.stringify(message, null, 2));
+            callback();
+          })
+          .catch((error) => callback(error));
+      });
+    },
+  });
+  await new Promise((resolve, reject) => {
+    smtp.once("error", reject);
+    smtp.listen(port, LOOPBACK, () => {
+      smtp.off("error", reject);
+      resolve();
+    });
+  });
+  const bound = smtp.server.address().port;
+  return {
+    url: `smtp://${LOOPBACK}:${bound}`,
+    port: bound,
+    close: () => new Promise((resolve) => smtp.close(() => resolve())),
+  };
+}
+
+const escapeHtml = (text) =>
+  String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c],
+  );
+
+function loginForm(uid, client) {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Gatehouse Demo ID</title>
+<style>
+body{font-family:system-ui,sans-serif;background:#f4f1ea;display:grid;place-items:center;min-height:100vh;margin:0}
+form{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;display:grid;gap:.8rem;width:20rem}
+h1{font-size:1.2rem;margin:0}p{margin:0;color:#555;font-size:.9rem}
+input{padding:.5rem;border:1px solid #bbb;border-radius:6px;font:inherit}
+button{padding:.6rem;border:0;border-radius:6px;background:#1d4ed8;color:#fff;font:inherit;cursor:pointer}
+</style></head><body>
+<form method="post" action="/interaction/${escapeHtml(uid)}/login">
+<h1>Gatehouse Demo ID</h1>
+<p>A local OpenID provider for trying the OAuth flow offline. <b>${escapeHtml(client)}</b> asks who you are: any name and address will do.</p>
+<label>Name <input name="name" value="Olivia Oidc" required data-testid="oidc-name"></label>
+<label>Email <input name="email" type="email" value="olivia@example.com" required data-testid="oidc-email"></label>
+<button type="submit" data-testid="oidc-submit">Sign in to Gatehouse Demo ID</button>
+</form></body></html>`;
+}
+
+async function readForm(req) {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  return new URLSearchParams(Buffer.concat(chunks).toString("utf8"));
+}
+
+/**
+ * Starts the local OpenID provider on `port` (0 = any free port), with one confidential client
+ * whose redirect URIs point at the app on `appPort` (`localhost` and `127.0.0.1`).
+ * @param {{ port: number, appPort: number, basePath?: string }} options
+ * @returns {Promise<{ issuer: string, clientId: string, clientSecret: string, close(): Promise<void> }>}
+ */
+export async function startOidcProvider({ port, appPort, basePath = "/api/auth" }) {
+  let handle = (_req, res) => res.end();
+  const server = createServer((req, res) => handle(req, res));
+  await new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, LOOPBACK, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const issuer = `http://${LOOPBACK}:${server.address().port}`;
+  const clientId = "gatehouse-demo";
+  const clientSecret = randomBytes(24).toString("base64url");
+  const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+  const jwk = { ...privateKey.export({ format: "jwk" }), kid: "demo", alg: "RS256", use: "sig" };
+  const accounts = new Map();
+
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: clientId,
+        client_secret: clientSecret,
+        grant_types: ["authorization_code"],
+        response_types: ["code"],
+        redirect_uris: ["localhost", LOOPBACK].map(
+          (host) => `http://${host}:${appPort}${basePath}/callback/oidc`,
+        ),
+      },
+    ],
+    jwks: { keys: [jwk] },
+    cookies: { keys: [randomBytes(32).toString("base64url")] },
+    claims: { openid: ["sub"], profile: ["name"], email: ["email", "email_verified"] },
+    conformIdTokenClaims: false,
+    features: { devInteractions: { enabled: false } },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    findAccount: (_ctx, sub) => ({
+      accountId: sub,
+      claims: () => ({ sub, ...accounts.get(sub) }),
+    }),
+    // Consent is implied: the demo's only client gets what it asks for.
+    async loadExistingGrant(ctx) {
+      const { account, client, params } = ctx.oidc;
+      if (!account || !client) return undefined;
+      const grant = new ctx.oidc.provider.Grant({
+        accountId: account.accountId,
+        clientId: client.clientId,
+      });
+      grant.addOIDCScope(String(params?.scope ?? "openid"));
+      await grant.save();
+      return grant;
+    },
+  });
+  const callback = provider.callback();
+
+  handle = (req, res) => {
+    const path = new URL(req.url ?? "/", issuer).pathname;
+    const match = /^\/interaction\/([^/]+)(\/login)?$/.exec(path);
+    if (!match) {
+      callback(req, res);
+      return;
+    }
+    (async () => {
+      const details = await provider.interactionDetails(req, res);
+      if (match[1] !== details.uid) throw new Error("interaction mismatch");
+      if (!match[2]) {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end(loginForm(details.uid, "Gatehouse SolidStart example"));
+        return;
+      }
+      const form = await readForm(req);
+      const email = (form.get("email") ?? "").trim().toLowerCase();
+      const name = (form.get("name") ?? "").trim() || email;
+      if (!email.includes("@")) {
+        res.writeHead(400, { "content-type": "text/html; charset=utf-8" });
+        res.end(loginForm(details.uid, "Gatehouse SolidStart example"));
+        return;
+      }
+      const sub = `demo-${Buffer.from(email).toString("base64url")}`;
+      accounts.set(sub, { name, email, email_verified: true });
+      await provider.interactionFinished(
+        req,
+        res,
+        { login: { accountId: sub } },
+        { mergeWithLastSubmission: false },
+      );
+    })().catch((error) => {
+      console.error("[oidc] interaction failed:", error.message);
+      if (!res.headersSent) res.writeHead(400, { "content-type": "text/plain" });
+      res.end("This sign-in attempt expired or is invalid. Go back to the app and start again.");
+    });
+  };
+
+  return {
+    issuer,
+    clientId,
+    clientSecret,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

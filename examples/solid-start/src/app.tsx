@@ -1,0 +1,39 @@
+import { A, Router } from "@solidjs/router";
+import { FileRoutes } from "@solidjs/start/router";
+import { type ParentProps, Suspense } from "solid-js";
+import "./app.css";
+
+function Layout(props: ParentProps) {
+  return (
+    <>
+      <header class="bar">
+        <A href="/" class="brand" end>
+          <img src="/logo.svg" alt="" width="28" height="28" />
+          Gatehouse Demo
+        </A>
+        <nav>
+          <A href="/protected" data-testid="nav-protected">
+            SSR-protected
+          </A>
+          <A href="/middleware-protected" data-testid="nav-middleware-protected">
+            Middleware-protected
+          </A>
+          <A href="/profile" data-testid="nav-profile">
+            Profile
+          </A>
+        </nav>
+      </header>
+      <main>
+        <Suspense fallback={<p class="muted">Loading…</p>}>{props.children}</Suspense>
+      </main>
+    </>
+  );
+}
+
+export default function App() {
+  return (
+    <Router root={Layout}>
+      <FileRoutes />
+    </Router>
+  );
+}

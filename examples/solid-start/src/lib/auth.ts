@@ -1,0 +1,81 @@
+/**
+ * The app's Gatehouse configuration, shared by the auth route, the pages and the middleware.
+ * Server-only: the password check, the database and the secrets live here.
+ */
+import { PostgresAdapter } from "@gatehouse/pg-adapter";
+import type { SolidAuthConfig } from "@gatehouse/solid-start";
+import Credentials from "@gatehouse/solid-start/providers/credentials";
+import Nodemailer from "@gatehouse/solid-start/providers/nodemailer";
+import OIDC from "@gatehouse/solid-start/providers/oidc";
+import Passkey from "@gatehouse/solid-start/providers/passkey";
+import TikTok from "@gatehouse/solid-start/providers/tiktok";
+import { db } from "./db";
+import { hashPassword, verifyPassword } from "./password";
+
+/** The app's name and colours, also used by the built-in sign-in pages. */
+export const BRAND = { name: "Gatehouse Demo", color: "#1d4ed8", logo: "/logo.svg" } as const;
+
+// Checked against an unknown address too, so that the time taken does not tell which exist.
+const decoy = hashPassword("not-a-password");
+
+async function checkPassword(email: string, password: string) {
+  const { rows } = await db.query(
+    `SELECT u.id, u.name, u.email, p.hash FROM users u JOIN app_passwords p ON p."userId" = u.id
+     WHERE u.email = $1`,
+    [email.trim().toLowerCase()],
+  );
+  const row = rows[0] as
+    | { id: string; name: string | null; email: string; hash: string }
+    | undefined;
+  const matches = await verifyPassword(password, row?.hash ?? (await decoy));
+  return row && matches ? { id: row.id, name: row.name, email: row.email } : null;
+}
+
+/** The sign-in methods: which ones depend on the environment (see the README). */
+function providers(): SolidAuthConfig["providers"] {
+  const list: SolidAuthConfig["providers"] = [
+    Credentials({
+      name: "Email and password",
+      credentials: {
+        email: { label: "Email", type: "email" },
+        password: { label: "Password", type: "password" },
+      },
+      authorize: ({ email, password }) =>
+        typeof email === "string" && typeof password === "string"
+          ? checkPassword(email, password)
+          : null,
+    }),
+    Nodemailer({ name: "Email link" }),
+  ];
+  // The local OpenID provider in demo mode, or a real one configured the same way.
+  if (process.env.AUTH_OIDC_ISSUER) {
+    list.push(OIDC({ name: process.env.AUTH_OIDC_NAME ?? "Gatehouse Demo ID" }));
+  }
+  list.push(Passkey());
+  if (process.env.AUTH_TIKTOK_ID && process.env.AUTH_TIKTOK_SECRET) list.push(TikTok());
+  return list;
+}
+
+/** The configuration: JWT sessions, accounts and passkeys stored in PostgreSQL (or PGlite). */
+export const authConfig: SolidAuthConfig = {
+  adapter: PostgresAdapter(db),
+  session: { strategy: "jwt" },
+  experimental: { enableWebAuthn: true },
+  providers: providers(),
+  theme: { brandColor: BRAND.color, logo: BRAND.logo, buttonText: "#ffffff" },
+  callbacks: {
+    jwt({ token, trigger, session }) {
+      // POST /session from the profile page: only a display name is accepted from the client.
+      if (trigger === "update") {
+        const name = (session as { name?: unknown } | undefined)?.name;
+        if (typeof name === "string" && name.trim() !== "") token.name = name.trim().slice(0, 80);
+      }
+      return token;
+    },
+  },
+  logger: {
+    warn(code) {
+      if (code !== "experimental-webauthn") console.warn(`[auth] warning: ${code}`);
+    },
+  },
+};

@@ -1,0 +1,86 @@
+/**
+ * The app's database: embedded PGlite under `.data/pglite` by default, or the PostgreSQL server
+ * of `DATABASE_URL`. Opened and migrated once per process, on first use (the server warms it at
+ * start-up): Gatehouse's tables through @gatehouse/pg-adapter, then the app's own table of
+ * password hashes, then the demo user.
+ */
+import { resolve } from "node:path";
+import { migrate, type Queryable } from "@gatehouse/pg-adapter";
+import { hashPassword } from "./password";
+
+/** The demo account seeded in every database (shown on the sign-in page in demo mode). */
+export const DEMO_USER = {
+  email: "demo@example.com",
+  password: "gatehouse-demo",
+  name: "Demo User",
+} as const;
+
+const APP_SCHEMA = `
+CREATE TABLE IF NOT EXISTS app_passwords (
+  "userId" text PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+  hash text NOT NULL
+);`;
+
+interface Database extends Queryable {
+  /** Resolves when the database is open, migrated and seeded. */
+  ready: Promise<void>;
+}
+
+async function open(): Promise<Queryable> {
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const { default: pg } = await import("pg");
+    const pool = new pg.Pool({ connectionString: url });
+    pool.on("error", (error) =>
+      console.error("[db] idle PostgreSQL connection lost:", error.message),
+    );
+    return pool;
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const dir = resolve(process.env.PGLITE_DIR ?? ".data/pglite");
+  return PGlite.create(dir);
+}
+
+async function seed(client: Queryable): Promise<void> {
+  const found = await client.query("SELECT id FROM users WHERE email = $1", [DEMO_USER.email]);
+  if (found.rows.length > 0) return;
+  const id = crypto.randomUUID();
+  await client.query(
+    `INSERT INTO users (id, name, email, "emailVerified") VALUES ($1, $2, $3, now()) ON CONFLICT DO NOTHING`,
+    [id, DEMO_USER.name, DEMO_USER.email],
+  );
+  await client.query(
+    `INSERT INTO app_passwords ("userId", hash) VALUES ($1, $2) ON CONFLICT DO NOTHING`,
+    [id, await hashPassword(DEMO_USER.password)],
+  );
+}
+
+async function start(): Promise<Queryable> {
+  const client = await open();
+  await migrate(client);
+  await client.query(APP_SCHEMA);
+  await seed(client);
+  return client;
+}
+
+// SolidStart bundles the page renderer and the server functions separately, and each bundle
+// would get its own copy of this module: one database per process is kept on globalThis, since
+// PGlite must not be opened twice on the same directory.
+const KEY = Symbol.for("gatehouse-example.database");
+type Holder = { [KEY]?: Promise<Queryable> };
+
+function client(): Promise<Queryable> {
+  const holder = globalThis as Holder;
+  holder[KEY] ??= start();
+  return holder[KEY];
+}
+
+/** The database, opened and migrated on first use. */
+export const db: Database = {
+  get ready() {
+    return client().then(() => undefined);
+  },
+  async query(text, params) {
+    return (await client()).query(text, params);
+  },
+};

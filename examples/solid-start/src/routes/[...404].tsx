@@ -1,0 +1,13 @@
+import { HttpStatusCode } from "@solidjs/start";
+
+export default function NotFound() {
+  return (
+    <section class="card">
+      <HttpStatusCode code={404} />
+      <h1>Not found</h1>
+      <p>
+        <a href="/">Back home</a>
+      </p>
+    </section>
+  );
+}
