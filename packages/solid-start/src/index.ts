@@ -1,0 +1,45 @@
+/**
+ * Gatehouse for SolidStart, server side: the auth route, the session of a request, protected
+ * queries and a middleware for protected pages; and the errors and types an app needs.
+ * @module
+ */
+
+export { AuthError, CredentialsSignin } from "@gatehouse/core/errors";
+export type {
+  Account,
+  AdapterUser,
+  AuthConfig,
+  Authenticator,
+  CallbacksOptions,
+  DefaultJWT,
+  DefaultSession,
+  DefaultUser,
+  EventCallbacks,
+  JWT,
+  PagesOptions,
+  Profile,
+  Provider,
+  Session,
+  SessionOptions,
+  Theme,
+  User,
+} from "@gatehouse/core/types";
+export { DEFAULT_PREFIX, type SolidAuthConfig } from "./server/config.js";
+export {
+  SolidAuth,
+  type SolidAuthEvent,
+  type SolidAuthHandler,
+  type SolidAuthHandlers,
+} from "./server/handler.js";
+export {
+  type AuthMiddlewareEvent,
+  type AuthMiddlewareHandler,
+  type AuthMiddlewareOptions,
+  authMiddleware,
+} from "./server/middleware.js";
+export {
+  getSession,
+  type RequireSessionOptions,
+  requireSession,
+  type SessionWithUser,
+} from "./server/session.js";

@@ -1,0 +1,66 @@
+/**
+ * `SolidAuth()`: the GET and POST handlers of the catch-all auth route.
+ */
+import { Auth } from "@gatehouse/core";
+import { effectiveConfig, normalizePrefix, type SolidAuthConfig, underPrefix } from "./config.js";
+
+/**
+ * What SolidStart hands a route handler, typed by the one member Gatehouse reads. SolidStart 1.x
+ * (vinxi) and 2.x events both fit.
+ */
+export interface SolidAuthEvent {
+  request: Request;
+}
+
+/** A handler of the auth route: a `Response`, or `undefined` for a path outside the prefix. */
+export type SolidAuthHandler = (event: SolidAuthEvent) => Promise<Response | undefined>;
+
+/** The handlers {@link SolidAuth} returns, to export from the route file. */
+export interface SolidAuthHandlers {
+  GET: SolidAuthHandler;
+  POST: SolidAuthHandler;
+}
+
+/**
+ * The handlers of the auth route `src/routes/api/auth/[...solidauth].ts`.
+ *
+ * Every request whose path is the prefix or under it goes to Gatehouse, which answers each
+ * action of the protocol (`providers`, `csrf`, `session`, `signin`, `signout`, `callback`,
+ * `verify-request`, `error`, `webauthn-options`) and refuses an unknown one with its `400
+ * UnknownAction`. A request outside the prefix resolves to `undefined`, so SolidStart goes on to
+ * its other routes.
+ *
+ * The core configuration is built once, on the first request, from `config` and the environment
+ * (see {@link SolidAuthConfig}); build `config` once, at module level, and share it with
+ * `getSession`.
+ *
+ * @example
+ * ```ts
+ * // src/routes/api/auth/[...solidauth].ts
+ * import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
+ * import Credentials from "@gatehouse/solid-start/providers/credentials";
+ *
+ * export const authConfig: SolidAuthConfig = {
+ *   providers: [Credentials({ authorize: () => null })],
+ * };
+ *
+ * export const { GET, POST } = SolidAuth(authConfig);
+ * ```
+ */
+export function SolidAuth(config: SolidAuthConfig): SolidAuthHandlers {
+  // A bad prefix is a mistake of the code, reported where the route is declared.
+  normalizePrefix(config.prefix);
+  const handle: SolidAuthHandler = async (event) => {
+    const { core, prefix } = effectiveConfig(config);
+    const { request } = event;
+    let pathname: string;
+    try {
+      pathname = new URL(request.url).pathname;
+    } catch {
+      return undefined;
+    }
+    if (!underPrefix(pathname, prefix)) return undefined;
+    return Auth(request, core);
+  };
+  return { GET: handle, POST: handle };
+}

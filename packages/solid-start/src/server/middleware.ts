@@ -1,0 +1,97 @@
+/**
+ * `authMiddleware()`: an `onRequest` handler for SolidStart's `createMiddleware` that sends
+ * signed-out visitors of protected paths elsewhere before any page renders.
+ */
+import { normalizePrefix, type SolidAuthConfig } from "./config.js";
+import {
+  canonicalPath,
+  compilePattern,
+  isAssetPath,
+  matchesPattern,
+  underCanonical,
+} from "./paths.js";
+import { redirectResponse } from "./redirect.js";
+import { appendCookies, type ResponseHeadersHolder } from "./request-event.js";
+import { sessionFor } from "./session.js";
+
+/** Options of {@link authMiddleware}. */
+export interface AuthMiddlewareOptions {
+  /**
+   * The protected paths: `"/account"` is that page only (with or without a trailing slash),
+   * `"/admin/*"` is `/admin` and every path under it. Matched case-insensitively on the decoded,
+   * normalised path, as the router matches its routes.
+   */
+  protectedPaths: string[];
+  /** Where a visitor without a session is sent (`302`). Default `/`. */
+  redirectTo?: string;
+}
+
+/** The event a SolidStart middleware receives, typed by what Gatehouse reads and writes. */
+export type AuthMiddlewareEvent = { request: Request } & ResponseHeadersHolder;
+
+/** The `onRequest` handler {@link authMiddleware} returns. */
+export type AuthMiddlewareHandler = (event: AuthMiddlewareEvent) => Promise<Response | undefined>;
+
+/**
+ * An `onRequest` handler for `createMiddleware` in `src/middleware.ts`. For a request to a
+ * protected path it reads the session (as {@link getSession}) and answers a `302` redirect to
+ * `redirectTo` when there is none or it has no `user`; otherwise it returns `undefined` and the
+ * page renders, with any re-issued session cookie on its response.
+ *
+ * It never reads the session for the auth routes (the config's `prefix`), for static assets
+ * (`/_build/…`, `/_server…`, files such as `.js`, `.css`, `.png`, `.ico`, `.svg`, `.woff2`,
+ * `.map`) or for paths that are not protected. The asset rule wins over a protected pattern:
+ * a protected route with a dynamic last segment (`/admin/[file]`) is not checked for
+ * `/admin/x.png`, so keep data behind {@link requireSession} too.
+ *
+ * @example
+ * ```ts
+ * // src/middleware.ts
+ * import { authMiddleware, type SolidAuthConfig } from "@gatehouse/solid-start";
+ *
+ * declare const authConfig: SolidAuthConfig;
+ * export const onRequest = authMiddleware(authConfig, {
+ *   protectedPaths: ["/account", "/admin/*"],
+ *   redirectTo: "/signin",
+ * });
+ * // export default createMiddleware({ onRequest: [onRequest] });
+ * ```
+ */
+export function authMiddleware(
+  config: SolidAuthConfig,
+  options: AuthMiddlewareOptions,
+): AuthMiddlewareHandler {
+  const patterns = options.protectedPaths.map(compilePattern);
+  const prefix = canonicalPath(normalizePrefix(config.prefix));
+  const target = options.redirectTo ?? "/";
+  if (target.startsWith("/") && !target.startsWith("//")) {
+    const targetPath = canonicalPath(new URL(target, "http://localhost").pathname);
+    if (patterns.some((pattern) => matchesPattern(targetPath, pattern))) {
+      throw new TypeError(
+        `authMiddleware: redirectTo (${target}) is itself protected; signed-out visitors would loop`,
+      );
+    }
+  }
+  return async (event) => {
+    let pathname: string;
+    try {
+      pathname = new URL(event.request.url).pathname;
+    } catch {
+      return undefined;
+    }
+    const path = canonicalPath(pathname);
+    if (underCanonical(path, prefix) || isAssetPath(path)) return undefined;
+    if (!patterns.some((pattern) => matchesPattern(path, pattern))) return undefined;
+    let cookies: string[] = [];
+    const session = await sessionFor(event.request, config, (set) => {
+      cookies = set;
+    });
+    if (!session?.user) {
+      const headers = new Headers();
+      for (const cookie of cookies) headers.append("Set-Cookie", cookie);
+      return redirectResponse(target, headers);
+    }
+    appendCookies(event, cookies);
+    return undefined;
+  };
+}
