@@ -63,10 +63,13 @@ export function authMiddleware(
 ): AuthMiddlewareHandler {
   const patterns = options.protectedPaths.map(compilePattern);
   const prefix = canonicalPath(normalizePrefix(config.prefix));
+  const checked = (path: string) =>
+    !underCanonical(path, prefix) &&
+    !isAssetPath(path) &&
+    patterns.some((pattern) => matchesPattern(path, pattern));
   const target = options.redirectTo ?? "/";
   if (target.startsWith("/") && !target.startsWith("//")) {
-    const targetPath = canonicalPath(new URL(target, "http://localhost").pathname);
-    if (patterns.some((pattern) => matchesPattern(targetPath, pattern))) {
+    if (checked(canonicalPath(new URL(target, "http://localhost").pathname))) {
       throw new TypeError(
         `authMiddleware: redirectTo (${target}) is itself protected; signed-out visitors would loop`,
       );
@@ -79,9 +82,7 @@ export function authMiddleware(
     } catch {
       return undefined;
     }
-    const path = canonicalPath(pathname);
-    if (underCanonical(path, prefix) || isAssetPath(path)) return undefined;
-    if (!patterns.some((pattern) => matchesPattern(path, pattern))) return undefined;
+    if (!checked(canonicalPath(pathname))) return undefined;
     let cookies: string[] = [];
     const session = await sessionFor(event.request, config, (set) => {
       cookies = set;
