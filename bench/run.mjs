@@ -9,7 +9,9 @@
  * on the JWT scenarios before any timing, default 16000: @auth/core has far more code for V8 to
  * optimise, and a short warm-up flatters Gatehouse); the database and OAuth scenarios then get
  * another half of it and the store scenarios another quarter (BENCH_IO_WARMUP_MS and
- * BENCH_STORE_WARMUP_MS override those), and DATABASE_URL / REDIS_URL name the stores.
+ * BENCH_STORE_WARMUP_MS override those), and DATABASE_URL / REDIS_URL name the stores. The
+ * SolidStart getSession row (solid.mjs) gets BENCH_SOLID_WARMUP_MS (default a quarter of
+ * BENCH_WARMUP_MS) of warm-up of its own: it runs another copy of @auth/core.
  */
 import { availableParallelism, cpus } from "node:os";
 import { CheckFailed, check, recordingLogger } from "./check.mjs";
@@ -18,12 +20,14 @@ import { checkDatabaseSession, memoryContenders } from "./database.mjs";
 import { compare, warmUp } from "./harness.mjs";
 import { oauthContenders } from "./oauth.mjs";
 import { startProvider } from "./oauth-provider.mjs";
+import { solidScenario } from "./solid.mjs";
 import { openStores } from "./stores.mjs";
 
 const budgetMs = Number(process.env.BENCH_BUDGET_MS ?? 1500);
 const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 16_000);
 const ioWarmupMs = Number(process.env.BENCH_IO_WARMUP_MS ?? warmupMs / 2);
 const storeWarmupMs = Number(process.env.BENCH_STORE_WARMUP_MS ?? warmupMs / 4);
+const solidWarmupMs = Number(process.env.BENCH_SOLID_WARMUP_MS ?? warmupMs / 4);
 const slices = 30;
 
 function json(body, who) {
@@ -326,12 +330,14 @@ async function main() {
   console.log(
     `node ${process.version}, ${availableParallelism()} CPU(s) (${cpu}); ` +
       `${budgetMs} ms per library per scenario in ${slices} interleaved slices, ` +
-      `after ${warmupMs} ms of warm-up over the JWT scenarios, then ${ioWarmupMs} ms over the ` +
-      `database and OAuth ones and ${storeWarmupMs} ms over the store ones`,
+      `after ${warmupMs} ms of warm-up over the JWT scenarios, then ${solidWarmupMs} ms over the ` +
+      `SolidStart one, ${ioWarmupMs} ms over the database and OAuth ones and ${storeWarmupMs} ms ` +
+      "over the store ones",
   );
 
   const out = report();
   const cookie = await jwtScenarios(out);
+  out.add(await solidScenario({ budgetMs, warmupMs: solidWarmupMs }));
   const provider = await startProvider();
   const log = recordingLogger();
   try {
@@ -362,6 +368,9 @@ async function main() {
   );
   console.log(
     "* end to end = new Request + Auth() + reading the body; rows above time Auth() alone.",
+  );
+  console.log(
+    "‡ getSession() of @gatehouse/solid-start vs @auth/solid-start 0.19.2 (on its @auth/core 0.41.2).",
   );
   console.log();
   const passed = out.summary.filter((s) => s.includes(":PASS")).length;
