@@ -1,0 +1,194 @@
+/**
+ * `signIn()` and `signOut()` for the browser.
+ */
+import { basePathOf } from "./base-path.js";
+import {
+  browserLocation,
+  fetchCsrfToken,
+  navigate,
+  postForm,
+  sessionChanged,
+} from "./transport.js";
+
+/**
+ * Options of {@link signIn}. Other fields (an email provider's `email`, the credentials of a
+ * credentials provider) are posted with the form, as strings.
+ */
+export interface SignInOptions {
+  /** Where to land after signing in. Wins over `callbackUrl`. Default: the current page. */
+  redirectTo?: string;
+  /** Where to land after signing in (the protocol's name for it). */
+  callbackUrl?: string;
+  /**
+   * `false`: stay on the page and resolve with the outcome (credentials and email providers).
+   * Default `true`: navigate to where the server sends the browser.
+   */
+  redirect?: boolean;
+  /** The auth route's base path for this call. Default: `configureClient`'s, else `/api/auth`. */
+  basePath?: string;
+  [field: string]: string | number | boolean | undefined;
+}
+
+/** Extra query parameters of the authorization request (an OAuth provider's `prompt`, …). */
+export type SignInAuthorizationParams =
+  | string
+  | string[][]
+  | Record<string, string>
+  | URLSearchParams;
+
+/** What {@link signIn} resolves to with `redirect: false`. */
+export interface SignInResult {
+  /** True when the HTTP answer was a success and carries no `error`. */
+  ok: boolean;
+  /** The `error` the server sent back (`CredentialsSignin`, `AccessDenied`, …), if any. */
+  error: string | undefined;
+  /** The `code` of a credentials refusal (`credentials` by default), if any. */
+  code: string | undefined;
+  /** The HTTP status of the answer. */
+  status: number;
+  /** Where the server would have sent the browser; `null` on an error. */
+  url: string | null;
+}
+
+/** Options of {@link signOut}. */
+export interface SignOutOptions {
+  /** Where to land after signing out. Wins over `callbackUrl`. Default: the current page. */
+  redirectTo?: string;
+  /** Where to land after signing out (the protocol's name for it). */
+  callbackUrl?: string;
+  /** `false`: stay on the page and resolve with the target URL. Default `true`. */
+  redirect?: boolean;
+  /** The auth route's base path for this call. */
+  basePath?: string;
+}
+
+/** What {@link signOut} resolves to with `redirect: false`. */
+export interface SignOutResult {
+  /** Where the server would have sent the browser. */
+  url: string;
+}
+
+function resultOf(
+  outcome: { status: number; ok: boolean; url: string | undefined; error: string | undefined },
+  base: string,
+): SignInResult {
+  if (outcome.url === undefined) {
+    return {
+      ok: false,
+      error: outcome.error ?? "Error",
+      code: undefined,
+      status: outcome.status,
+      url: null,
+    };
+  }
+  const params = new URL(outcome.url, base).searchParams;
+  const error = params.get("error") ?? undefined;
+  return {
+    ok: outcome.ok && error === undefined,
+    error,
+    code: params.get("code") ?? undefined,
+    status: outcome.status,
+    url: error === undefined ? outcome.url : null,
+  };
+}
+
+/**
+ * Signs in with a provider.
+ *
+ * - No provider: navigates to the sign-in page of the auth route.
+ * - `"credentials"`: posts the other options to `<basePath>/callback/credentials`.
+ * - Any other provider: posts to `<basePath>/signin/<provider>` (an OAuth provider answers with
+ *   its authorization URL, an email provider sends its link).
+ *
+ * With `redirect: false` the page stays and the promise resolves with the outcome; a wrong
+ * password is `{ ok: false, error: "CredentialsSignin", code: "credentials" }`. Sessions made by
+ * {@link createSession} refetch after a sign-in that did not navigate.
+ *
+ * @example
+ * ```ts
+ * import { signIn } from "@gatehouse/solid-start/client";
+ *
+ * const result = await signIn("credentials", {
+ *   username: "alice",
+ *   password: "wonderland",
+ *   redirect: false,
+ * });
+ * if (result.error === "CredentialsSignin") console.log("Wrong username or password");
+ * ```
+ */
+export async function signIn(
+  provider: string | undefined,
+  options: SignInOptions & { redirect: false },
+  authorizationParams?: SignInAuthorizationParams,
+): Promise<SignInResult>;
+export async function signIn(
+  provider?: string,
+  options?: SignInOptions,
+  authorizationParams?: SignInAuthorizationParams,
+): Promise<SignInResult | undefined>;
+export async function signIn(
+  provider?: string,
+  options: SignInOptions = {},
+  authorizationParams?: SignInAuthorizationParams,
+): Promise<SignInResult | undefined> {
+  const { redirectTo, callbackUrl, redirect = true, basePath, ...fields } = options;
+  const base = basePathOf(basePath);
+  const location = browserLocation();
+  const target = redirectTo ?? callbackUrl ?? location.href;
+  if (!provider) {
+    navigate(`${base}/signin?${new URLSearchParams({ callbackUrl: target })}`);
+    return undefined;
+  }
+  const action = provider === "credentials" ? "callback" : "signin";
+  const query = new URLSearchParams(authorizationParams).toString();
+  const url = `${base}/${action}/${encodeURIComponent(provider)}${query ? `?${query}` : ""}`;
+  const form: Record<string, string> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) form[key] = String(value);
+  }
+  form.csrfToken = await fetchCsrfToken(base);
+  form.callbackUrl = target;
+  const outcome = await postForm(url, form);
+  const result = resultOf(outcome, location.href);
+  if (redirect && outcome.url !== undefined) {
+    navigate(outcome.url);
+    return undefined;
+  }
+  if (result.ok) sessionChanged();
+  return result;
+}
+
+/**
+ * Signs out: posts to `<basePath>/signout` (with the CSRF token) and navigates to where the
+ * server sends the browser, or with `redirect: false` stays and resolves with that URL.
+ *
+ * @example
+ * ```ts
+ * import { signOut } from "@gatehouse/solid-start/client";
+ *
+ * await signOut({ redirectTo: "/" });
+ * ```
+ */
+export async function signOut(
+  options: SignOutOptions & { redirect: false },
+): Promise<SignOutResult>;
+export async function signOut(options?: SignOutOptions): Promise<SignOutResult | undefined>;
+export async function signOut(options: SignOutOptions = {}): Promise<SignOutResult | undefined> {
+  const { redirectTo, callbackUrl, redirect = true, basePath } = options;
+  const base = basePathOf(basePath);
+  const location = browserLocation();
+  const csrfToken = await fetchCsrfToken(base);
+  const outcome = await postForm(`${base}/signout`, {
+    csrfToken,
+    callbackUrl: redirectTo ?? callbackUrl ?? location.href,
+  });
+  if (outcome.url === undefined) {
+    throw new Error(`The auth route answered ${outcome.status} to the sign-out`);
+  }
+  if (redirect) {
+    navigate(outcome.url);
+    return undefined;
+  }
+  sessionChanged();
+  return { url: outcome.url };
+}

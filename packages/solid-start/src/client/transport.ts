@@ -1,0 +1,86 @@
+/**
+ * The requests of the browser client: the CSRF token, and form posts that ask for the redirect
+ * target as JSON (`X-Auth-Return-Redirect: 1`) instead of following it.
+ */
+
+/** The `location` the client reads and navigates: the browser's. */
+export function browserLocation(): Location {
+  const location = (globalThis as { location?: Location }).location;
+  if (!location) throw new Error("The Gatehouse client runs in a browser (no location here)");
+  return location;
+}
+
+/** Fetches the CSRF token of the auth route (which also sets its cookie). */
+export async function fetchCsrfToken(basePath: string): Promise<string> {
+  const response = await fetch(`${basePath}/csrf`, {
+    headers: { Accept: "application/json" },
+    credentials: "same-origin",
+  });
+  const body = (await response.json().catch(() => null)) as { csrfToken?: unknown } | null;
+  if (!response.ok || typeof body?.csrfToken !== "string") {
+    throw new Error(`The auth route answered ${response.status} for its CSRF token`);
+  }
+  return body.csrfToken;
+}
+
+/** The outcome of a form post: the HTTP status, and where the server would have redirected. */
+export interface PostOutcome {
+  status: number;
+  ok: boolean;
+  /** The redirect target from the JSON answer, when it has one. */
+  url: string | undefined;
+  /** The `error` of a JSON answer without a `url` (a refused request). */
+  error: string | undefined;
+}
+
+/** POSTs a form to the auth route with `X-Auth-Return-Redirect: 1` and reads `{ url }`. */
+export async function postForm(url: string, form: Record<string, string>): Promise<PostOutcome> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      "X-Auth-Return-Redirect": "1",
+      Accept: "application/json",
+    },
+    body: new URLSearchParams(form),
+    credentials: "same-origin",
+  });
+  const body = (await response.json().catch(() => null)) as {
+    url?: unknown;
+    error?: unknown;
+  } | null;
+  return {
+    status: response.status,
+    ok: response.ok,
+    url: typeof body?.url === "string" ? body.url : undefined,
+    error: typeof body?.error === "string" ? body.error : undefined,
+  };
+}
+
+/**
+ * Navigates to `url`. Setting `href` to a URL that differs from the current one only by its
+ * hash would just scroll: reload then, so the page shows the new session.
+ */
+export function navigate(url: string): void {
+  const location = browserLocation();
+  const current = new URL(location.href);
+  const next = new URL(url, current);
+  location.href = next.href;
+  if (next.hash !== "" && next.href.split("#")[0] === current.href.split("#")[0]) {
+    location.reload();
+  }
+}
+
+/** Listeners told when a sign-in or sign-out changed the session without a navigation. */
+const listeners = new Set<() => void>();
+
+/** Subscribes to session changes made by this client; returns the unsubscribe function. */
+export function onSessionChange(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/** Tells every subscriber that the session may have changed. */
+export function sessionChanged(): void {
+  for (const listener of [...listeners]) listener();
+}
