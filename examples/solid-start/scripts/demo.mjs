@@ -36,7 +36,9 @@ async function waitUntilServing(url, child, timeoutMs) {
  * }} options
  */
 export async function startDemo(options) {
-  const env = { ...process.env, ...options.env };
+  const env = Object.fromEntries(
+    Object.entries({ ...process.env, ...options.env }).filter(([, value]) => value !== undefined),
+  );
   const dataDir = options.dataDir ?? join(appDir, ".data");
   const closers = [];
   const close = async () => {
@@ -46,6 +48,7 @@ export async function startDemo(options) {
     const appEnv = {
       ...env,
       GATEHOUSE_DEMO: "1",
+      NODE_ENV: "production",
       PORT: String(options.port),
       HOST: env.HOST ?? "127.0.0.1",
       AUTH_TRUST_HOST: env.AUTH_TRUST_HOST ?? "true",

@@ -51,7 +51,9 @@ function providers(): SolidAuthConfig["providers"] {
   if (process.env.AUTH_OIDC_ISSUER) {
     list.push(OIDC({ name: process.env.AUTH_OIDC_NAME ?? "Gatehouse Demo ID" }));
   }
-  list.push(Passkey());
+  // The buttons only: conditional UI (passkey autofill) needs an input for the browser to fill,
+  // and the built-in page has none for passkeys.
+  list.push(Passkey({ enableConditionalUI: false }));
   if (process.env.AUTH_TIKTOK_ID && process.env.AUTH_TIKTOK_SECRET) list.push(TikTok());
   return list;
 }

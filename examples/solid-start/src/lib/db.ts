@@ -2,13 +2,14 @@
  * The app's database: embedded PGlite under `.data/pglite` by default, or the PostgreSQL server
  * of `DATABASE_URL`. Opened and migrated once per process, on first use (the server warms it at
  * start-up): Gatehouse's tables through @gatehouse/pg-adapter, then the app's own table of
- * password hashes, then the demo user.
+ * password hashes, then (in demo mode only) the demo user.
  */
 import { resolve } from "node:path";
 import { migrate, type Queryable } from "@gatehouse/pg-adapter";
+import { isDemo } from "./env";
 import { hashPassword } from "./password";
 
-/** The demo account seeded in every database (shown on the sign-in page in demo mode). */
+/** The demo account, seeded in demo mode only (a deployed app must not have a known password). */
 export const DEMO_USER = {
   email: "demo@example.com",
   password: "gatehouse-demo",
@@ -59,7 +60,7 @@ async function start(): Promise<Queryable> {
   const client = await open();
   await migrate(client);
   await client.query(APP_SCHEMA);
-  await seed(client);
+  if (isDemo()) await seed(client);
   return client;
 }
 

@@ -1,0 +1,64 @@
+/**
+ * The SolidStart example (examples/solid-start), built once (its hash stamp skips the build when
+ * nothing changed) and started in demo mode on free ports, with a fresh PGlite folder under
+ * .tmp/, its SMTP capture and its local OpenID provider.
+ */
+import { randomBytes } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
+import { type Demo, startDemo } from "../../examples/solid-start/scripts/demo.mjs";
+
+export { DEMO_ACCOUNT } from "../../examples/solid-start/scripts/demo.mjs";
+
+/** The repository's scratch folder for test artifacts. */
+export const tmpDir = join(import.meta.dirname, "..", "..", ".tmp");
+
+/** A port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh folder under .tmp/ for one run's database and mailbox. */
+export function freshDataDir(label: string): string {
+  const dir = join(tmpDir, `${label}-${Date.now()}-${randomBytes(3).toString("hex")}`);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Builds the example if needed and starts it in demo mode. The developer's own settings (a real
+ * SMTP server, OpenID issuer, database or TikTok app) are ignored: the tests run offline.
+ */
+export async function startExample(): Promise<Demo> {
+  await ensureBuilt();
+  return startDemo({
+    port: await freePort(),
+    smtpPort: 0,
+    oidcPort: 0,
+    dataDir: freshDataDir("example-app"),
+    output: "pipe",
+    env: {
+      AUTH_SECRET: randomBytes(32).toString("base64url"),
+      AUTH_URL: undefined,
+      EMAIL_SERVER: undefined,
+      AUTH_NODEMAILER_SERVER: undefined,
+      AUTH_OIDC_ISSUER: undefined,
+      AUTH_OIDC_ID: undefined,
+      AUTH_OIDC_SECRET: undefined,
+      AUTH_TIKTOK_ID: undefined,
+      AUTH_TIKTOK_SECRET: undefined,
+      DATABASE_URL: undefined,
+      PGLITE_DIR: undefined,
+      HOST: undefined,
+    },
+  });
+}
