@@ -6,21 +6,33 @@ import { readChunked } from "../cookies.js";
 import { JWTSessionError } from "../errors.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, AdapterUser, Profile, User } from "../types/models.js";
-import {
-  checkDatabaseSession,
-  endDatabaseSession,
-  issueDatabaseSession,
-  loadDatabaseSession,
-} from "./database.js";
 import { checkJwtSession, endJwtSession, issueJwtSession, type SessionCheck } from "./jwt.js";
 
 export type { SessionCheck } from "./jwt.js";
+
+type DatabaseStrategy = typeof import("./database.js");
+
+let databaseStrategy: DatabaseStrategy | undefined;
+
+/**
+ * The database strategy, imported by the first request that uses it (JWT apps never do) and
+ * then called directly: `use` runs without an extra turn once it is loaded.
+ */
+function withDatabase<T>(use: (strategy: DatabaseStrategy) => Promise<T>): Promise<T> {
+  if (databaseStrategy) return use(databaseStrategy);
+  return import("./database.js").then((strategy) => {
+    databaseStrategy = strategy;
+    return use(strategy);
+  });
+}
 
 const isDatabase = (ctx: Context) => ctx.config.session.strategy === "database";
 
 /** GET /session (and POST with `update`). */
 export function checkSession(ctx: Context, update?: { data: unknown }): Promise<SessionCheck> {
-  return isDatabase(ctx) ? checkDatabaseSession(ctx, update) : checkJwtSession(ctx, update);
+  return isDatabase(ctx)
+    ? withDatabase((db) => db.checkDatabaseSession(ctx, update))
+    : checkJwtSession(ctx, update);
 }
 
 /** The cookies of a new session after a successful sign-in. */
@@ -34,13 +46,13 @@ export function issueSession(
   },
 ): Promise<Cookie[]> {
   return isDatabase(ctx)
-    ? issueDatabaseSession(ctx, params.user as AdapterUser)
+    ? withDatabase((db) => db.issueDatabaseSession(ctx, params.user as AdapterUser))
     : issueJwtSession(ctx, params);
 }
 
 /** Ends the request's session, whichever the strategy. */
 export function endSession(ctx: Context): Promise<Cookie[]> {
-  return isDatabase(ctx) ? endDatabaseSession(ctx) : endJwtSession(ctx);
+  return isDatabase(ctx) ? withDatabase((db) => db.endDatabaseSession(ctx)) : endJwtSession(ctx);
 }
 
 /**
@@ -51,7 +63,7 @@ export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
   const adapter = ctx.config.adapter;
   if (!adapter) return null;
   if (isDatabase(ctx)) {
-    const found = await loadDatabaseSession(ctx);
+    const found = await withDatabase((db) => db.loadDatabaseSession(ctx));
     return found && found !== "expired" ? found.user : null;
   }
   const { name } = ctx.cookieOptions.sessionToken;
