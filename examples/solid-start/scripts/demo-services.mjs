@@ -102,6 +102,57 @@ async function readForm(req) {
 }
 
 /**
+ * oidc-provider's storage, in memory: one map per provider (the built-in one is shared and warns
+ * that it is for quick starts). Restarting the demo forgets sign-ins in progress, nothing else.
+ */
+function memoryStorage() {
+  const entries = new Map();
+  const now = () => Math.floor(Date.now() / 1000);
+  const read = (key) => {
+    const entry = entries.get(key);
+    if (!entry) return undefined;
+    if (entry.expiresAt <= now()) {
+      entries.delete(key);
+      return undefined;
+    }
+    return entry.payload;
+  };
+  return (model) => ({
+    async upsert(id, payload, expiresIn) {
+      const expiresAt = expiresIn ? now() + expiresIn : Number.POSITIVE_INFINITY;
+      entries.set(`${model}:${id}`, { payload, expiresAt });
+      if (payload.uid) entries.set(`${model}:uid:${payload.uid}`, { payload, expiresAt });
+      if (payload.userCode)
+        entries.set(`${model}:code:${payload.userCode}`, { payload, expiresAt });
+    },
+    find: async (id) => read(`${model}:${id}`),
+    findByUid: async (uid) => read(`${model}:uid:${uid}`),
+    findByUserCode: async (code) => read(`${model}:code:${code}`),
+    async consume(id) {
+      const payload = read(`${model}:${id}`);
+      if (payload) payload.consumed = now();
+    },
+    async destroy(id) {
+      entries.delete(`${model}:${id}`);
+    },
+    async revokeByGrantId(grantId) {
+      for (const [key, entry] of entries)
+        if (entry.payload.grantId === grantId) entries.delete(key);
+    },
+  });
+}
+
+/** Lifetimes (seconds): short, it is a demo. */
+const TTL = {
+  AccessToken: 600,
+  AuthorizationCode: 60,
+  IdToken: 600,
+  Interaction: 600,
+  Session: 3600,
+  Grant: 3600,
+};
+
+/**
  * Starts the local OpenID provider on `port` (0 = any free port), with one confidential client
  * whose redirect URIs point at the app on `appPort` (`localhost` and `127.0.0.1`).
  * @param {{ port: number, appPort: number, basePath?: string }} options
@@ -125,6 +176,8 @@ export async function startOidcProvider({ port, appPort, basePath = "/api/auth" 
   const accounts = new Map();
 
   const provider = new Provider(issuer, {
+    adapter: memoryStorage(),
+    ttl: TTL,
     clients: [
       {
         client_id: clientId,
