@@ -1,5 +1,5 @@
 /**
- * The TypeScript blocks of the documentation: every ```ts / ```typescript fence in the root
+ * The TypeScript blocks of the documentation: every ```ts / ```typescript / ```tsx fence in the root
  * README, the package READMEs and docs/, found when the tests run (so a page added later is
  * checked too), each with the line it starts on and the marker comment written before it.
  */
@@ -24,12 +24,18 @@ export interface Block {
   line: number;
   /** The block's code, with the fence's indentation removed. */
   code: string;
+  /** `tsx` for component code (JSX), `ts` for the rest. */
+  language: "ts" | "tsx";
   marker: Marker | null;
 }
 
 const FENCE = /^(\s*)(`{3,}|~{3,})\s*([^\s`]*)/;
 const MARKER = /^\s*<!--\s*docs-check:\s*(\S+)\s*(?:\((.*)\))?\s*-->\s*$/;
-const LANGUAGES = new Set(["ts", "typescript"]);
+const LANGUAGES = new Map<string, Block["language"]>([
+  ["ts", "ts"],
+  ["typescript", "ts"],
+  ["tsx", "tsx"],
+]);
 
 /** Every Markdown file whose TypeScript blocks are checked, sorted. */
 export function documentationFiles(): string[] {
@@ -81,11 +87,12 @@ export function blocksOf(file: string, text: string): Block[] {
       if (trimmed.startsWith(fence[0]!.repeat(fence.length)) && /^(`+|~+)$/.test(trimmed)) break;
       body.push(line.startsWith(indent) ? line.slice(indent.length) : line.trimStart());
     }
-    if (LANGUAGES.has(language.toLowerCase())) {
+    const kind = LANGUAGES.get(language.toLowerCase());
+    if (kind) {
       let k = i - 1;
       while (k >= 0 && !lines[k]?.trim()) k--;
       const marker = k >= 0 ? markerOf(lines[k] ?? "", `${file}:${k + 1}`) : null;
-      blocks.push({ file, line: i + 1, code: `${body.join("\n")}\n`, marker });
+      blocks.push({ file, line: i + 1, code: `${body.join("\n")}\n`, language: kind, marker });
     }
     i = j;
   }

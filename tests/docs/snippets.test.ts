@@ -27,6 +27,8 @@ describe("the documentation's TypeScript blocks", () => {
     expect(files).toContain("packages/pg-adapter/README.md");
     expect(files.some((f) => f.startsWith("docs/"))).toBe(true);
     expect(checked.filter((b) => b.file === "README.md").length).toBeGreaterThan(1);
+    expect(files).toContain("packages/solid-start/README.md");
+    expect(checked.filter((b) => b.language === "tsx").length).toBeGreaterThan(1);
   });
 
   test("few are skipped, each with its reason", () => {
@@ -67,14 +69,22 @@ describe("the block finder", () => {
       "  ```", // 19
     ].join("\n");
     expect(blocksOf("x.md", text)).toEqual([
-      { file: "x.md", line: 2, code: "const a = 1;\n", marker: null },
+      { file: "x.md", line: 2, code: "const a = 1;\n", language: "ts", marker: null },
       {
         file: "x.md",
         line: 10,
         code: "const b = 2;\n",
+        language: "ts",
         marker: { kind: "skip", note: "shows a type error on purpose" },
       },
-      { file: "x.md", line: 15, code: "if (x) {\n  y();\n}\n", marker: null },
+      { file: "x.md", line: 15, code: "if (x) {\n  y();\n}\n", language: "ts", marker: null },
+    ]);
+  });
+
+  test("finds tsx fences as component code", () => {
+    const text = ["```tsx", "const a = <p>hi</p>;", "```", "```jsx", "<p />", "```"].join("\n");
+    expect(blocksOf("x.md", text)).toEqual([
+      { file: "x.md", line: 1, code: "const a = <p>hi</p>;\n", language: "tsx", marker: null },
     ]);
   });
 
@@ -105,6 +115,28 @@ describe("the block finder", () => {
       ["x.md:5:7", 6133], // 'unused' is declared but its value is never read
       ["x.md:6:1", 2304], // Cannot find name 'missing'
     ]);
+  }, 120_000);
+
+  test("a tsx block is checked as Solid component code, and its mistakes are reported", () => {
+    const blocks = blocksOf(
+      "x.md",
+      [
+        "```tsx",
+        'import { createSignal } from "solid-js";',
+        "",
+        "export function Counter() {",
+        "  const [count, setCount] = createSignal(0);",
+        '  return <button type="button" onClick={() => setCount(count() + 1)}>{count()}</button>;',
+        "}",
+        "```",
+        "```tsx",
+        "export const Broken = () => <button onClick={42}>x</button>;",
+        "```",
+      ].join("\n"),
+    );
+    const found = typecheck(blocks);
+    expect(found.get(blocks[0]!)).toEqual([]);
+    expect(found.get(blocks[1]!)?.map((p) => p.code)).toEqual([2322]);
   }, 120_000);
 
   test("the root README is read as it is on disk", () => {

@@ -2,7 +2,8 @@
  * Type-checks documentation blocks with the TypeScript compiler API, as if each were a module
  * of an app inside this repository: the repository's compiler options (strict, NodeNext, ESM)
  * plus `noUnusedLocals`, and package imports such as `@gatehouse/core` resolved to the workspace
- * sources. Blocks are never written to disk: the compiler reads them from memory, at paths in
+ * sources. `tsx` blocks are component code, compiled as a SolidStart app compiles it (JSX
+ * preserved for the Solid compiler, types from `solid-js`). Blocks are never written to disk: the compiler reads them from memory, at paths in
  * tests/docs/.snippets/ so that module resolution starts inside the repository.
  */
 import { join } from "node:path";
@@ -29,6 +30,9 @@ function compilerOptions(): ts.CompilerOptions {
     noUnusedLocals: true,
     // Every block is a module of its own, even one without an import.
     moduleDetection: ts.ModuleDetectionKind.Force,
+    // Only .tsx blocks contain JSX: Solid's, left for its compiler.
+    jsx: ts.JsxEmit.Preserve,
+    jsxImportSource: "solid-js",
   };
 }
 
@@ -36,7 +40,8 @@ const SNIPPETS = join(root, "tests/docs/.snippets");
 
 /** Where a block lives for the compiler. */
 export function snippetPath(block: Block): string {
-  return join(SNIPPETS, `${block.file.replace(/[^A-Za-z0-9]+/g, "_")}_L${block.line}.ts`);
+  const name = `${block.file.replace(/[^A-Za-z0-9]+/g, "_")}_L${block.line}`;
+  return join(SNIPPETS, `${name}.${block.language}`);
 }
 
 /** Blocks that augment a module or the global scope: those get a program of their own. */
