@@ -26,6 +26,19 @@ function processEnv(): Env {
   return env && typeof env === "object" ? env : {};
 }
 
+/**
+ * Whether this is a production build or process. `process.env.NODE_ENV` is written out in full
+ * so that bundlers (Nitro, Vite) replace it with the build's mode; a runtime without `process`
+ * counts as production, where trusting the Host header needs saying so.
+ */
+function isProduction(): boolean {
+  try {
+    return process.env.NODE_ENV === "production";
+  } catch {
+    return true;
+  }
+}
+
 function envFlag(value: string | undefined): boolean | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   return !/^(false|0|no|off)$/i.test(value.trim());
@@ -75,7 +88,7 @@ export function effectiveConfig(config: SolidAuthConfig): Effective {
   if (core.trustHost === undefined) {
     const fromEnv = envFlag(env.AUTH_TRUST_HOST);
     if (fromEnv !== undefined) core.trustHost = fromEnv;
-    else if (env.NODE_ENV !== "production") core.trustHost = true;
+    else if (!isProduction()) core.trustHost = true;
   }
   // The prefix is the mount path: a path in AUTH_URL never overrides it, and needs no warning.
   setEnvDefaults(env, core, true);

@@ -1,0 +1,136 @@
+/**
+ * The package as published: its exports map, the declarations it emits (no `any`), and a client
+ * entry that loads no server code.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts from "typescript";
+import { beforeAll, describe, expect, test } from "vitest";
+
+const pkgDir = resolve(import.meta.dirname, "..");
+const srcDir = join(pkgDir, "src");
+const OUT = "/virtual-out";
+
+type Target = { "gatehouse-source": string; types: string; default: string };
+const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as {
+  exports: Record<string, Target | string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, { optional?: boolean }>;
+  sideEffects: boolean;
+};
+const core = JSON.parse(readFileSync(join(pkgDir, "../core/package.json"), "utf8")) as {
+  exports: Record<string, unknown>;
+};
+
+/** The emitted files (declarations and JavaScript, comments removed), by path under src. */
+const emitted = new Map<string, string>();
+
+beforeAll(() => {
+  const roots = Object.values(pkg.exports)
+    .filter((t): t is Target => typeof t === "object")
+    .map((t) => join(pkgDir, t["gatehouse-source"]));
+  const options: ts.CompilerOptions = {
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    customConditions: ["gatehouse-source"],
+    strict: true,
+    skipLibCheck: true,
+    declaration: true,
+    removeComments: true,
+    verbatimModuleSyntax: true,
+    types: ["node"],
+    rootDir: srcDir,
+    outDir: OUT,
+  };
+  const host = ts.createCompilerHost(options);
+  host.writeFile = (name, text) => {
+    emitted.set(relative(OUT, name).split("\\").join("/"), text);
+  };
+  const program = ts.createProgram(roots, options, host);
+  const result = program.emit();
+  const errors = ts.getPreEmitDiagnostics(program).concat(result.diagnostics);
+  if (errors.length > 0) {
+    throw new Error(ts.formatDiagnostics(errors, host));
+  }
+}, 120_000);
+
+describe("the exports map", () => {
+  test("every entry points at its source, its declarations and its JavaScript", () => {
+    for (const [name, target] of Object.entries(pkg.exports)) {
+      if (typeof target === "string") continue;
+      const source = target["gatehouse-source"];
+      expect(existsSync(join(pkgDir, source)), `${name} → ${source}`).toBe(true);
+      const base = source.replace(/^\.\/src\//, "./dist/").replace(/\.ts$/, "");
+      expect(target.types, name).toBe(`${base}.d.ts`);
+      expect(target.default, name).toBe(`${base}.js`);
+    }
+  });
+
+  test("one subpath per provider of @gatehouse/core, and the adapters and client entries", () => {
+    const coreProviders = Object.keys(core.exports).filter((k) => k.startsWith("./providers/"));
+    const ours = Object.keys(pkg.exports).filter((k) => k.startsWith("./providers/"));
+    expect(ours.sort()).toEqual(coreProviders.sort());
+    expect(Object.keys(pkg.exports)).toEqual(
+      expect.arrayContaining([".", "./client", "./adapters"]),
+    );
+    const files = readdirSync(join(srcDir, "providers")).map(
+      (f) => `./providers/${f.replace(/\.ts$/, "")}`,
+    );
+    expect(files.sort()).toEqual(ours.sort());
+  });
+
+  test("peers: solid-js required, the router and SolidStart optional; no side effects", () => {
+    expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
+      "@gatehouse/core",
+      "@solidjs/router",
+      "@solidjs/start",
+      "solid-js",
+    ]);
+    expect(pkg.peerDependenciesMeta["@solidjs/router"]?.optional).toBe(true);
+    expect(pkg.peerDependenciesMeta["@solidjs/start"]?.optional).toBe(true);
+    expect(pkg.peerDependenciesMeta["solid-js"]).toBeUndefined();
+    expect(pkg.sideEffects).toBe(false);
+  });
+});
+
+describe("the emitted package", () => {
+  test("no declaration says any", () => {
+    const declarations = [...emitted].filter(([name]) => name.endsWith(".d.ts"));
+    expect(declarations.length).toBeGreaterThan(10);
+    for (const [name, text] of declarations) {
+      expect(text, name).not.toMatch(/\bany\b/);
+    }
+  });
+
+  test("the client entry loads only solid-js and its own modules", () => {
+    const seen = new Set<string>();
+    const visit = (file: string) => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = emitted.get(file);
+      if (text === undefined) throw new Error(`${file} was not emitted`);
+      for (const [, specifier = ""] of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+        if (specifier.startsWith(".")) {
+          visit(join(dirname(file), specifier).split("\\").join("/"));
+        } else {
+          expect(["solid-js", "solid-js/web"], `${file} imports ${specifier}`).toContain(specifier);
+        }
+      }
+    };
+    visit("client/index.js");
+    expect([...seen].sort()).toEqual([
+      "client/base-path.js",
+      "client/index.js",
+      "client/session.js",
+      "client/sign-in.js",
+      "client/transport.js",
+    ]);
+  });
+
+  test("the server entry does not load the router (its browser build breaks in Node)", () => {
+    for (const [name, text] of emitted) {
+      if (name.endsWith(".js")) expect(text, name).not.toMatch(/@solidjs\/(router|start)/);
+    }
+  });
+});
