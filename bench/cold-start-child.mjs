@@ -4,8 +4,10 @@
  *
  * Nothing is imported statically. The request the server hands over is built first: on Node 20
  * the first `new Request` loads the fetch implementation (20-40 ms here), which the server pays
- * before any library runs. Then the clock starts (`start`), and every import the library needs
- * happens after it. `performance.now()` counts from the process's time origin (its start), so
+ * before any library runs. With argv[3] = "framework", `solid-js/web` (the server build SolidStart
+ * renders with, loaded by every SolidStart server before its routes) is imported first too; with
+ * "bare" it is not. Then the clock starts (`start`), and every import the library needs happens
+ * after it. `performance.now()` counts from the process's time origin (its start), so
  * `answered` includes Node's own start-up and `answered - start` is the library's part: imports,
  * configuration, first answer.
  *
@@ -28,6 +30,10 @@ const credentials = {
 };
 const incoming = which.endsWith("-session") ? "/account" : "/api/auth/session";
 const request = new Request(`${origin}${incoming}`, { headers: { cookie } });
+if (process.argv[3] === "framework") await import("solid-js/web");
+else if (process.argv[3] !== "bare") throw new Error("argv[3] must be framework or bare");
+// For cold-start-hooks.mjs's listing: the modules loaded after this line are the library's.
+process.stderr.write("cold-start-child: the clock starts\n");
 const start = performance.now();
 const routeRequest = () => request;
 const pageRequest = () => request;
