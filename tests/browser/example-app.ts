@@ -4,7 +4,7 @@
  * .tmp/, its SMTP capture and its local OpenID provider.
  */
 import { randomBytes } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
@@ -27,24 +27,34 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A fresh folder under .tmp/ for one run's database and mailbox. */
+/** A fresh folder under .tmp/example-data/ for one run's database and mailbox. */
 export function freshDataDir(label: string): string {
-  const dir = join(tmpDir, `${label}-${Date.now()}-${randomBytes(3).toString("hex")}`);
+  const dir = join(
+    tmpDir,
+    "example-data",
+    `${label}-${Date.now()}-${randomBytes(3).toString("hex")}`,
+  );
   mkdirSync(dir, { recursive: true });
   return dir;
+}
+
+/** Deletes a folder made by {@link freshDataDir} (a PGlite database takes about 40 MB). */
+export function removeDataDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
 }
 
 /**
  * Builds the example if needed and starts it in demo mode. The developer's own settings (a real
  * SMTP server, OpenID issuer, database or TikTok app) are ignored: the tests run offline.
  */
-export async function startExample(): Promise<Demo> {
+export async function startExample(): Promise<Demo & { dataDir: string }> {
   await ensureBuilt();
-  return startDemo({
+  const dataDir = freshDataDir("example-app");
+  const demo = await startDemo({
     port: await freePort(),
     smtpPort: 0,
     oidcPort: 0,
-    dataDir: freshDataDir("example-app"),
+    dataDir,
     output: "pipe",
     env: {
       AUTH_SECRET: randomBytes(32).toString("base64url"),
@@ -61,4 +71,5 @@ export async function startExample(): Promise<Demo> {
       HOST: undefined,
     },
   });
+  return { ...demo, dataDir };
 }

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { appDir, ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
 import { chromiumPath } from "./chromium.js";
-import { DEMO_ACCOUNT, freePort, freshDataDir } from "./example-app.js";
+import { DEMO_ACCOUNT, freePort, freshDataDir, removeDataDir } from "./example-app.js";
 
 interface Started {
   child: ChildProcess;
@@ -18,6 +18,13 @@ interface Started {
 }
 
 const running: ChildProcess[] = [];
+const dataDirs: string[] = [];
+
+function dataDir(): string {
+  const dir = freshDataDir("example-prod");
+  dataDirs.push(dir);
+  return join(dir, "pglite");
+}
 
 /** `node .output/server/index.mjs` with only the variables a deployment would set. */
 function serve(env: Record<string, string>): Started {
@@ -55,8 +62,16 @@ async function waitForServer(origin: string, started: Started): Promise<void> {
 
 // Runs with the browser suite only, so that an unrelated test run never builds the example.
 describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () => {
-  afterEach(() => {
-    for (const child of running.splice(0)) if (child.exitCode === null) child.kill("SIGTERM");
+  afterEach(async () => {
+    await Promise.all(
+      running.splice(0).map(async (child) => {
+        if (child.exitCode !== null) return;
+        const exited = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGTERM");
+        await exited;
+      }),
+    );
+    for (const dir of dataDirs.splice(0)) removeDataDir(dir);
   });
 
   test("without AUTH_SECRET the server stops at start-up and says why", {
@@ -65,7 +80,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () =>
     await ensureBuilt();
     const started = serve({
       PORT: String(await freePort()),
-      PGLITE_DIR: join(freshDataDir("example-prod"), "pglite"),
+      PGLITE_DIR: dataDir(),
     });
     expect(await started.exited).toBe(1);
     expect(started.output()).toContain("AUTH_SECRET is not set");
@@ -81,7 +96,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () =>
       PORT: String(port),
       AUTH_SECRET: randomBytes(32).toString("base64url"),
       AUTH_TRUST_HOST: "true",
-      PGLITE_DIR: join(freshDataDir("example-prod"), "pglite"),
+      PGLITE_DIR: dataDir(),
     });
     await waitForServer(origin, started);
 

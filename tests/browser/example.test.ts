@@ -9,13 +9,13 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Demo } from "../../examples/solid-start/scripts/demo.mjs";
 import { chromiumPath, launch } from "./chromium.js";
-import { DEMO_ACCOUNT, startExample, tmpDir } from "./example-app.js";
+import { DEMO_ACCOUNT, removeDataDir, startExample, tmpDir } from "./example-app.js";
 import { summarizePng } from "./png.js";
 
 const screenshots = join(tmpDir, "screenshots");
 
 describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 60_000 }, () => {
-  let app: Demo;
+  let app: Demo & { dataDir: string };
   let browser: Browser;
   const contexts: BrowserContext[] = [];
 
@@ -26,6 +26,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
   afterAll(async () => {
     await browser?.close();
     await app?.close();
+    if (app) removeDataDir(app.dataDir);
   });
 
   /** A fresh browser profile (no cookies), optionally with a virtual passkey authenticator. */
