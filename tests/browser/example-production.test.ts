@@ -5,9 +5,12 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
+import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
 import { appDir, ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
+import { startDemo } from "../../examples/solid-start/scripts/demo.mjs";
 import { chromiumPath } from "./chromium.js";
 import { DEMO_ACCOUNT, freePort, freshDataDir, removeDataDir } from "./example-app.js";
 
@@ -60,20 +63,20 @@ async function waitForServer(origin: string, started: Started): Promise<void> {
   throw new Error(`not serving: ${started.output()}`);
 }
 
+afterEach(async () => {
+  await Promise.all(
+    running.splice(0).map(async (child) => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }),
+  );
+  for (const dir of dataDirs.splice(0)) removeDataDir(dir);
+});
+
 // Runs with the browser suite only, so that an unrelated test run never builds the example.
 describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () => {
-  afterEach(async () => {
-    await Promise.all(
-      running.splice(0).map(async (child) => {
-        if (child.exitCode !== null) return;
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        await exited;
-      }),
-    );
-    for (const dir of dataDirs.splice(0)) removeDataDir(dir);
-  });
-
   test("without AUTH_SECRET the server stops at start-up and says why", {
     timeout: 240_000,
   }, async () => {
@@ -86,7 +89,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () =>
     expect(started.output()).toContain("AUTH_SECRET is not set");
   });
 
-  test("with a secret it serves, /dev/mailbox is a 404 and no demo hint is shown", {
+  test("with a secret it serves, /dev/mailbox is a 404, no demo hint or account, TikTok when configured", {
     timeout: 240_000,
   }, async () => {
     await ensureBuilt();
@@ -96,14 +99,21 @@ describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () =>
       PORT: String(port),
       AUTH_SECRET: randomBytes(32).toString("base64url"),
       AUTH_TRUST_HOST: "true",
+      AUTH_TIKTOK_ID: "example-client-key",
+      AUTH_TIKTOK_SECRET: "example-client-secret",
       PGLITE_DIR: dataDir(),
     });
     await waitForServer(origin, started);
 
     expect((await fetch(`${origin}/dev/mailbox`)).status).toBe(404);
     const providers = (await (await fetch(`${origin}/api/auth/providers`)).json()) as object;
-    // No local OpenID provider, no TikTok without its credentials.
-    expect(Object.keys(providers).sort()).toEqual(["credentials", "nodemailer", "passkey"]);
+    // No local OpenID provider; TikTok because its credentials are set.
+    expect(Object.keys(providers).sort()).toEqual([
+      "credentials",
+      "nodemailer",
+      "passkey",
+      "tiktok",
+    ]);
     const home = await (await fetch(`${origin}/`)).text();
     expect(home).toContain("You are not signed in.");
     expect(home).not.toContain('data-testid="demo-hint"');
@@ -128,5 +138,95 @@ describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () =>
     });
     expect(signIn.status).toBe(302);
     expect(signIn.headers.get("location")).toContain("error=CredentialsSignin");
+  });
+});
+
+/** A throw-away database on the machine's PostgreSQL server, or why there is none. */
+async function createDatabase(): Promise<{ url: string; drop(): Promise<void> } | string> {
+  const admin = new pg.Client({ connectionString: ADMIN_URL });
+  try {
+    await admin.connect();
+  } catch (error) {
+    return `PostgreSQL is not reachable at ${ADMIN_URL} (${(error as Error).message})`;
+  }
+  const name = `gatehouse_example_${randomBytes(4).toString("hex")}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    async drop() {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
+
+describe.skipIf(!chromiumPath)("the SolidStart example on a PostgreSQL server", () => {
+  test("with DATABASE_URL the tables and the demo account live in that server, not in PGlite", {
+    timeout: 240_000,
+  }, async () => {
+    const database = await createDatabase();
+    if (typeof database === "string") {
+      if (process.env.CI === "true") throw new Error(database);
+      console.warn(`[example tests] DATABASE_URL case skipped: ${database}`);
+      return;
+    }
+    const dir = freshDataDir("example-pg");
+    dataDirs.push(dir);
+    let demo: Awaited<ReturnType<typeof startDemo>> | undefined;
+    try {
+      await ensureBuilt();
+      demo = await startDemo({
+        port: await freePort(),
+        smtpPort: 0,
+        oidcPort: 0,
+        dataDir: dir,
+        output: "pipe",
+        env: {
+          AUTH_SECRET: randomBytes(32).toString("base64url"),
+          DATABASE_URL: database.url,
+          EMAIL_SERVER: undefined,
+          AUTH_OIDC_ISSUER: undefined,
+          PGLITE_DIR: undefined,
+        },
+      });
+      const origin = demo.url.replace("localhost", "127.0.0.1");
+      const csrf = await fetch(`${origin}/api/auth/csrf`);
+      const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+      const cookie = csrf.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ");
+      const signIn = await fetch(`${origin}/api/auth/callback/credentials`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { cookie, "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({ csrfToken, ...DEMO_ACCOUNT }),
+      });
+      expect(signIn.status).toBe(302);
+      expect(signIn.headers.get("location")).not.toContain("error=");
+
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      try {
+        const { rows } = await client.query(
+          `SELECT u.email, p.hash FROM users u JOIN app_passwords p ON p."userId" = u.id`,
+        );
+        expect(rows).toHaveLength(1);
+        expect(rows[0].email).toBe(DEMO_ACCOUNT.email);
+        // scrypt$<salt>$<hash>: never the password itself.
+        expect(rows[0].hash).toMatch(/^scrypt\$[\w-]{22}\$[\w-]{43}$/);
+      } finally {
+        await client.end();
+      }
+      // No PGlite folder was made.
+      expect(existsSync(join(dir, "pglite"))).toBe(false);
+    } finally {
+      await demo?.close();
+      await database.drop();
+    }
   });
 });

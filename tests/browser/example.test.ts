@@ -87,6 +87,9 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     await expect.poll(() => status(page).textContent()).toBe("You are not signed in.");
     // Demo mode shows the demo account on the home page.
     expect(await page.getByTestId("demo-email").textContent()).toBe(DEMO_ACCOUNT.email);
+    // Demo mode's methods: the local OpenID provider, and no TikTok without its credentials.
+    const providers = await (await page.request.get(`${app.url}/api/auth/providers`)).json();
+    expect(Object.keys(providers).sort()).toEqual(["credentials", "nodemailer", "oidc", "passkey"]);
 
     // Server-rendered: the query's redirect is a 302 before any HTML.
     const ssr = await page.request.get(`${app.url}/protected`, { maxRedirects: 0 });
@@ -110,6 +113,16 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
   test("credentials: sign in, the session survives a reload, protected pages render, sign-out ends it", async () => {
     const page = await newPage();
     await page.goto(`${app.url}/api/auth/signin`);
+    // The built-in page wears the app's brand: its colour, logo and button text colour.
+    const theme = await page.evaluate(() => {
+      const style = getComputedStyle(document.body);
+      return [
+        style.getPropertyValue("--brand-color"),
+        style.getPropertyValue("--button-text-color"),
+      ];
+    });
+    expect(theme).toEqual(["#1d4ed8", "#ffffff"]);
+    expect(await page.locator("img.logo").getAttribute("src")).toBe("/logo.svg");
     await keepScreenshot(page, "example-signin.png");
     await signInWithPassword(page);
     await expectSignedInAs(page, "Demo User");
