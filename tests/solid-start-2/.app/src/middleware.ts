@@ -1,0 +1,8 @@
+/** `/members` and everything under it need a session, checked before anything renders. */
+import { authMiddleware } from "@gatehouse/solid-start";
+import { createMiddleware } from "@solidjs/start/middleware";
+import { authConfig } from "./lib/auth";
+
+export default createMiddleware({
+  onRequest: [authMiddleware(authConfig, { protectedPaths: ["/members/*"] })],
+});
