@@ -25,7 +25,9 @@ export default function Home() {
             <>
               <p data-testid="session-status">
                 Signed in as{" "}
-                <strong data-testid="session-name">{user().name ?? user().email}</strong>
+                <strong data-testid="session-name">
+                  {user().name || user().email || "a passkey user"}
+                </strong>
                 <Show when={user().email}>
                   {" "}
                   (<span data-testid="session-email">{user().email}</span>)

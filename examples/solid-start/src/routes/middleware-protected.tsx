@@ -17,7 +17,10 @@ export default function MiddlewareProtected() {
         {(user) => (
           <p>
             In the browser, <code>createSession()</code> says you are{" "}
-            <strong data-testid="middleware-name">{user().name ?? user().email}</strong>.
+            <strong data-testid="middleware-name">
+              {user().name || user().email || "a passkey user"}
+            </strong>
+            .
           </p>
         )}
       </Show>

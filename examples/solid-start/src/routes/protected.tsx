@@ -12,7 +12,10 @@ export default function Protected() {
           <h1>SSR-protected page</h1>
           <p>
             This page's query called <code>requireSession()</code> on the server: you are{" "}
-            <strong data-testid="protected-name">{info().name ?? info().email}</strong>.
+            <strong data-testid="protected-name">
+              {info().name || info().email || "a passkey user"}
+            </strong>
+            .
           </p>
           <p class="muted">Rendered at {info().renderedAt}.</p>
         </section>
