@@ -6,10 +6,13 @@
  */
 import { register } from "node:module";
 
+// The hook runs on the loader's own thread, whose `process.stderr` reaches fd 2 later, through
+// the main thread; `writeSync` to fd 2 keeps the lines in order with the child's own marker line.
 register(
   `data:text/javascript,${encodeURIComponent(
-    "export async function load(url, context, next) {" +
-      ' process.stderr.write("cold-start-hooks: loaded " + url + "\\n");' +
+    'import { writeSync } from "node:fs";' +
+      "export async function load(url, context, next) {" +
+      ' writeSync(2, "cold-start-hooks: loaded " + url + "\\n");' +
       " return next(url, context); }",
   )}`,
 );

@@ -123,9 +123,11 @@ async function listModules([which, setting], env, strict) {
     check(bad.length === 0, `${which}: a session check loaded ${bad.slice(0, 3).join(", ")}`);
   const byPackage = new Map();
   for (const u of urls) {
-    const dep = u.match(/node_modules\/((?:@[^/]+\/)?[^/]+)\//);
+    // The innermost node_modules names the package (@auth/solid-start nests its @auth/core).
+    const dep = u.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)\//);
     const own = u.match(/packages\/([^/]+)\//);
-    const name = dep ? dep[1] : own ? `@gatehouse/${own[1]}` : "(the child)";
+    const builtin = u.startsWith("node:");
+    const name = dep ? dep[1] : own ? `@gatehouse/${own[1]}` : builtin ? "node: builtins" : u;
     byPackage.set(name, (byPackage.get(name) ?? 0) + 1);
   }
   const list = [...byPackage].map(([name, n]) => `${name} ${n}`).join(", ");
