@@ -128,6 +128,14 @@ describe("the emitted package", () => {
     ]);
   });
 
+  test("the server entry loads solid-js/web only when a session is read in a request", () => {
+    for (const [name, text] of emitted) {
+      if (!name.endsWith(".js") || name.startsWith("client/")) continue;
+      expect(text, name).not.toMatch(/from\s*"solid-js\/web"/);
+    }
+    expect(emitted.get("server/request-event.js")).toMatch(/import\("solid-js\/web"\)/);
+  });
+
   test("the server entry does not load the router (its browser build breaks in Node)", () => {
     for (const [name, text] of emitted) {
       if (name.endsWith(".js")) expect(text, name).not.toMatch(/@solidjs\/(router|start)/);

@@ -51,7 +51,7 @@ export async function getSession(
   request: Request,
   config: SolidAuthConfig,
 ): Promise<Session | null> {
-  const event: ResponseHeadersHolder | undefined = currentEvent();
+  const event: ResponseHeadersHolder | undefined = await currentEvent();
   return sessionFor(request, config, (cookies) => appendCookies(event, cookies));
 }
 
@@ -80,8 +80,7 @@ export async function requireSession(
   config: SolidAuthConfig,
   options?: RequireSessionOptions,
 ): Promise<SessionWithUser> {
-  // Read before any await: the request context does not survive every async hop.
-  const event = currentEvent();
+  const event = await currentEvent();
   if (!event) {
     throw new Error(
       'requireSession() runs only inside a SolidStart request: call it from a "use server" function',
