@@ -83,6 +83,7 @@ function loginForm(uid, client) {
 body{font-family:system-ui,sans-serif;background:#f4f1ea;display:grid;place-items:center;min-height:100vh;margin:0}
 form{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;display:grid;gap:.8rem;width:20rem}
 h1{font-size:1.2rem;margin:0}p{margin:0;color:#555;font-size:.9rem}
+label{display:grid;gap:.3rem}
 input{padding:.5rem;border:1px solid #bbb;border-radius:6px;font:inherit}
 button{padding:.6rem;border:0;border-radius:6px;background:#1d4ed8;color:#fff;font:inherit;cursor:pointer}
 </style></head><body>
