@@ -108,6 +108,21 @@ describe("getSession", () => {
     },
   );
 
+  test("two reads in one request renew the cookie once on its response", async () => {
+    const cookie = await sessionCookie({ sub: "u1", name: "Alice" }, 2 * DAY);
+    const request = page(cookie);
+    const event = eventV1(request);
+    await provideRequestEvent(event, async () => {
+      await getSession(request, credentialsConfig());
+      await requireSession(credentialsConfig());
+    });
+    expect(event.response.headers.getSetCookie()).toHaveLength(1);
+    // Another request's response gets its own.
+    const other = eventV1(page(cookie));
+    await provideRequestEvent(other, () => getSession(other.request, credentialsConfig()));
+    expect(other.response.headers.getSetCookie()).toHaveLength(1);
+  });
+
   test("a fresh session cookie is not re-issued: nothing appended", async () => {
     const cookie = await sessionCookie({ sub: "u1", name: "Alice" });
     const request = page(cookie);
