@@ -9,7 +9,8 @@
  * per cent shows. Run `npm run build` first (this side is `packages/core/dist`). The other side is
  * `git archive <git-rev> packages/core/src`, compiled with tsc into `.tmp/ab-core/<rev>/` (type
  * errors there are ignored: only the emitted JavaScript is run). Knobs: AB_BUDGET_MS (timed ms
- * per build per row, default 1500), AB_WARMUP_MS (warm-up of both over every row, default 12000).
+ * per build per row, default 1500), AB_WARMUP_MS (warm-up of both over every row, default 12000),
+ * AB_ROWS (comma-separated parts of row names: only the rows that contain one of them).
  *
  * Every row is checked on both builds before timing (the user in the session, a 302 to the
  * callbackUrl); a failed check exits 1. Time ratios above 1 mean this checkout is slower.
@@ -169,7 +170,8 @@ async function main() {
       `node ${process.version}; ${base.sha} (before) against this checkout's build (after); ` +
         `${budgetMs} ms each per row in 30 interleaved slices after ${warmupMs} ms of warm-up`,
     );
-    const names = Object.keys(before);
+    const only = process.env.AB_ROWS?.split(",");
+    const names = Object.keys(before).filter((n) => !only || only.some((o) => n.includes(o)));
     await warmUp(
       names.flatMap((n) => [before[n], after[n]]),
       { totalMs: warmupMs },
