@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 
@@ -107,9 +107,16 @@ async function install(): Promise<"installed" | "reused"> {
     240_000,
   );
   if (result.code !== 0) {
-    const message = `npm ci failed in tests/solid-start-2/.app (exit ${result.code}):\n${tail(result.output)}`;
-    if (OFFLINE.test(result.output)) throw new FixtureUnavailable(message);
-    throw new Error(message);
+    const offline = result.output.match(OFFLINE);
+    if (offline) {
+      const reason = result.output.split("\n").find((line) => line.includes(offline[1]!));
+      throw new FixtureUnavailable(
+        `npm ci could not reach the registry (${offline[1]}): ${reason?.trim() ?? ""}`,
+      );
+    }
+    throw new Error(
+      `npm ci failed in tests/solid-start-2/.app (exit ${result.code}):\n${tail(result.output)}`,
+    );
   }
   writeFileSync(stamp, lockHash);
   return "installed";
@@ -226,8 +233,61 @@ async function serve(): Promise<{ origin: string; child: ChildProcess; output: (
   throw new Error(`the built app did not answer within 30 s:\n${tail(output)}`);
 }
 
+/**
+ * One run at a time in a checkout: a second run would reinstall or rebuild the app under the
+ * first one's server. The lock (a folder under the repository's .tmp/, with the holder's pid) is
+ * held from the install to the server's end; a lock whose process is gone is taken over.
+ */
+const lockDir = join(repoRoot, ".tmp", "solid-start-2.lock");
+
+/** Whether the process that took the lock has ended (or the lock is unreadable and old). */
+function lockIsStale(): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(join(lockDir, "pid"), "utf8"));
+  } catch {
+    // Taken a moment ago and the pid not written yet, or left half-made: give it a minute.
+    const age = Date.now() - (statSync(lockDir, { throwIfNoEntry: false })?.mtimeMs ?? 0);
+    return age > 60_000;
+  }
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+async function acquireLock(): Promise<() => void> {
+  mkdirSync(join(repoRoot, ".tmp"), { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  for (;;) {
+    try {
+      mkdirSync(lockDir);
+      writeFileSync(join(lockDir, "pid"), String(process.pid));
+      return () => rmSync(lockDir, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      if (lockIsStale()) rmSync(lockDir, { recursive: true, force: true });
+      else if (Date.now() > deadline) {
+        throw new Error(`${lockDir} is held by another run of this suite (10 min waited)`);
+      } else await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
 /** Installs (when needed), builds and starts the fixture app. */
 export async function startFixture(): Promise<RunningFixture> {
+  const release = await acquireLock();
+  try {
+    return await startLocked(release);
+  } catch (error) {
+    release();
+    throw error;
+  }
+}
+
+async function startLocked(release: () => void): Promise<RunningFixture> {
   const started = performance.now();
   const installed = await install();
   const installSeconds = (performance.now() - started) / 1000;
@@ -245,11 +305,13 @@ export async function startFixture(): Promise<RunningFixture> {
       build: Math.round(buildSeconds * 10) / 10,
     },
     output,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
-      }),
+      });
+      release();
+    },
   };
 }
