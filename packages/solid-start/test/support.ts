@@ -57,19 +57,18 @@ export function eventV1(request: Request) {
   };
 }
 
-/** A SolidStart 2.x (Vite + Nitro, h3 v2) fetch event. */
+/**
+ * A SolidStart 2.x (Vite + Nitro, h3 v2) fetch event: as 2.0.5's `createFetchEvent` builds it,
+ * the request is h3's `event.req` and the response stub is h3's `event.res` itself.
+ */
 export function eventV2(request: Request) {
+  const res = { status: 200, headers: new Headers() };
   return {
     request,
-    response: { headers: new Headers() } as ResponseStub,
+    response: res as ResponseStub,
     clientAddress: "127.0.0.1",
     locals: {} as Record<string, unknown>,
-    nativeEvent: {
-      req: request,
-      url: new URL(request.url),
-      context: {} as Record<string, unknown>,
-      res: { status: 200, headers: new Headers() },
-    },
+    nativeEvent: { req: request, url: new URL(request.url), context: {}, res },
   };
 }
 
