@@ -74,6 +74,7 @@ export async function startDemo(options) {
       appEnv.AUTH_OIDC_ISSUER = oidc.issuer;
       appEnv.AUTH_OIDC_ID = oidc.clientId;
       appEnv.AUTH_OIDC_SECRET = oidc.clientSecret;
+      appEnv.AUTH_OIDC_NAME = "Gatehouse Demo ID";
       services.oidc = oidc.issuer;
     } else {
       services.oidc = env.AUTH_OIDC_ISSUER;

@@ -49,7 +49,7 @@ function providers(): SolidAuthConfig["providers"] {
   ];
   // The local OpenID provider in demo mode, or a real one configured the same way.
   if (process.env.AUTH_OIDC_ISSUER) {
-    list.push(OIDC({ name: process.env.AUTH_OIDC_NAME ?? "Gatehouse Demo ID" }));
+    list.push(OIDC({ name: process.env.AUTH_OIDC_NAME ?? "OpenID Connect" }));
   }
   // The buttons only: conditional UI (passkey autofill) needs an input for the browser to fill,
   // and the built-in page has none for passkeys.
