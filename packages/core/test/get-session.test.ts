@@ -224,3 +224,25 @@ describe("getSession and the host rules", () => {
     expect(await request.text()).toBe("a=1");
   });
 });
+
+describe("a user without an address", () => {
+  test("JWT: a token whose email is empty shows email null", async () => {
+    const cookie = await jwtCookie({ sub: "u1", name: "Passkey user", email: "" });
+    const session = await getSession(pageRequest(cookie), credentialsConfig());
+    expect(session?.user).toEqual({ name: "Passkey user", email: null });
+  });
+
+  test("database: a stored user with no address (email '') shows email null", async () => {
+    const adapter = MemoryAdapter();
+    const user = await adapter.createUser!({ id: "p1", email: "", emailVerified: null });
+    await adapter.createSession!({
+      sessionToken: "tok-p",
+      userId: user.id,
+      expires: new Date(Date.now() + 30 * DAY),
+    });
+    const config = credentialsConfig({ adapter, session: { strategy: "database" } });
+    const session = await getSession(pageRequest(`${COOKIE}=tok-p`), config);
+    expect(session?.user?.email).toBeNull();
+    expect((await fromEndpoint(config, `${COOKIE}=tok-p`)).body.user.email).toBeNull();
+  });
+});

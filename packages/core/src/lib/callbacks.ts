@@ -45,7 +45,8 @@ export const defaultCallbacks: Required<CallbacksOptions> = {
   session: ({ session }) => {
     const user = session.user;
     const out: SessionCallbackResult = { expires: session.expires };
-    if (user) out.user = { name: user.name, email: user.email, image: user.image };
+    // "" is how adapters store "no address" (a passkey-only user): the client sees null.
+    if (user) out.user = { name: user.name, email: user.email || null, image: user.image };
     return out;
   },
   jwt: ({ token }) => token,
