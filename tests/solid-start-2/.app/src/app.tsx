@@ -1,8 +1,12 @@
 import { Router } from "@solidjs/router";
 import { FileRoutes } from "@solidjs/start/router";
-import { Suspense } from "solid-js";
+import { onMount, Suspense } from "solid-js";
 
 export default function App() {
+  // Tells the browser test that the page is hydrated (onMount runs in the browser only).
+  onMount(() => {
+    document.documentElement.dataset["hydrated"] = "true";
+  });
   return (
     <Router
       root={(props) => (
