@@ -3,7 +3,6 @@
  * turn the outcome into a `Response`. Every failure ends in a page, a redirect or a 4xx with a
  * stable error value, and one log line.
  */
-import { MethodNotAllowed } from "./actions/method.js";
 import { session } from "./actions/session.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
@@ -185,6 +184,8 @@ async function run(
     if (ctx.setCookies.length > 0) result.cookies = [...ctx.setCookies, ...(result.cookies ?? [])];
     return { result, raw: resolved.raw };
   } catch (caught) {
+    // Imported here: only the callback actions throw it, and a session check never loads them.
+    const { MethodNotAllowed } = await import("./actions/method.js");
     if (caught instanceof MethodNotAllowed) {
       const r = new RequestRejection(405, "MethodNotAllowed", caught.message, caught.allow);
       logMistake(logger, r.error, r.message);
