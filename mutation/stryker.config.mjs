@@ -31,7 +31,9 @@ export default {
   ignorePatterns: [
     "bench",
     "docs",
+    "examples",
     "tests",
+    "packages/solid-start/test",
     "packages/*/dist",
     "packages/mikro-orm-adapter/test",
     "packages/pg-adapter/test",

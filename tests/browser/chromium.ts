@@ -3,7 +3,7 @@
  * CI a missing Chromium skips the browser suites with a printed reason; with CI=true it fails.
  */
 import { existsSync } from "node:fs";
-import { type Browser, chromium } from "playwright-core";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 
 const candidates = ["/usr/lib/chromium/chromium", "/usr/bin/chromium"];
 export const chromiumPath = candidates.find((path) => existsSync(path));
@@ -28,5 +28,24 @@ export function launch(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
     ],
+  });
+}
+
+/**
+ * Gives the page a virtual passkey authenticator (CTAP2, resident keys, user verification,
+ * presence simulated) over the Chrome DevTools Protocol.
+ */
+export async function addVirtualAuthenticator(context: BrowserContext, page: Page): Promise<void> {
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: {
+      protocol: "ctap2",
+      transport: "internal",
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Demo } from "../../examples/solid-start/scripts/demo.mjs";
-import { chromiumPath, launch } from "./chromium.js";
+import { addVirtualAuthenticator, chromiumPath, launch } from "./chromium.js";
 import { DEMO_ACCOUNT, removeDataDir, startExample, tmpDir } from "./example-app.js";
 import { summarizePng } from "./png.js";
 
@@ -34,20 +34,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
-    if (options.authenticator) {
-      const cdp = await context.newCDPSession(page);
-      await cdp.send("WebAuthn.enable");
-      await cdp.send("WebAuthn.addVirtualAuthenticator", {
-        options: {
-          protocol: "ctap2",
-          transport: "internal",
-          hasResidentKey: true,
-          hasUserVerification: true,
-          isUserVerified: true,
-          automaticPresenceSimulation: true,
-        },
-      });
-    }
+    if (options.authenticator) await addVirtualAuthenticator(context, page);
     return page;
   }
 

@@ -8,7 +8,7 @@ import Passkey from "@gatehouse/core/providers/passkey";
 import type { AuthConfig } from "@gatehouse/core/types";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { chromiumPath, launch } from "./chromium.js";
+import { addVirtualAuthenticator, chromiumPath, launch } from "./chromium.js";
 import { startServer, type TestServer } from "./server.js";
 
 describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () => {
@@ -45,18 +45,7 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
   async function pageWithAuthenticator(): Promise<{ page: Page; close: () => Promise<void> }> {
     const context = await browser.newContext();
     const page = await context.newPage();
-    const cdp = await context.newCDPSession(page);
-    await cdp.send("WebAuthn.enable");
-    await cdp.send("WebAuthn.addVirtualAuthenticator", {
-      options: {
-        protocol: "ctap2",
-        transport: "internal",
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    });
+    await addVirtualAuthenticator(context, page);
     return { page, close: () => context.close() };
   }
 
