@@ -11,6 +11,7 @@ import type { TokenSet } from "../types/providers.js";
 import { endpointParams, endpointUrl } from "./provider.js";
 import { authorizationServer, client, httpOptions, requireSecureTransport } from "./server.js";
 import { type OAuthInternalProvider, proxyFor, redirectUri } from "./signin.js";
+import { forTenantToken } from "./tenant.js";
 
 /** What the provider told us about the user. */
 export interface OAuthResult {
@@ -130,6 +131,24 @@ async function withoutUnverifiableIdToken(
   return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
 }
 
+/**
+ * The `user` field of a form_post callback, parsed: Apple sends the user's name there, as JSON,
+ * on the first sign-in only. It is unsigned (only the ID token vouches for anything), so it is
+ * handed to `profile()` as `profile.user` and never overrides a claim.
+ */
+function formPostUser(ctx: Context, params: URLSearchParams): Record<string, unknown> | undefined {
+  const raw = ctx.req.method === "POST" ? params.get("user") : null;
+  if (!raw || raw.length > 4096) return undefined;
+  try {
+    const value: unknown = JSON.parse(raw);
+    return typeof value === "object" && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 async function exchange(
   ctx: Context,
   provider: OAuthInternalProvider,
@@ -154,15 +173,12 @@ async function exchange(
       ...(Object.keys(tokenParams).length ? { additionalParameters: tokenParams } : {}),
     },
   );
-  const tokens = await oauth.processAuthorizationCodeResponse(
-    as,
-    c,
-    await withoutUnverifiableIdToken(provider, response),
-    {
-      expectedNonce: nonce ?? oauth.expectNoNonce,
-      requireIdToken: provider.type === "oidc",
-    },
-  );
+  // A multi-tenant issuer: the ID token must name the template with its own tenant id.
+  const checked = await forTenantToken(as, await withoutUnverifiableIdToken(provider, response));
+  const tokens = await oauth.processAuthorizationCodeResponse(checked.as, c, checked.response, {
+    expectedNonce: nonce ?? oauth.expectNoNonce,
+    requireIdToken: provider.type === "oidc",
+  });
   let profile: Profile;
   if (provider.type === "oidc" && provider.idToken !== false) {
     profile = { ...oauth.getValidatedIdTokenClaims(tokens) } as Profile;
@@ -178,6 +194,8 @@ async function exchange(
   } else {
     profile = await userinfo(provider, as, tokens);
   }
+  const named = formPostUser(ctx, params);
+  if (named && profile.user === undefined) profile = { ...profile, user: named };
   const result: TokenSet = { ...tokens };
   if (typeof tokens.expires_in === "number") {
     result.expires_at = Math.floor(Date.now() / 1000) + tokens.expires_in;

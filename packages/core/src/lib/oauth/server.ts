@@ -5,6 +5,7 @@
 import * as oauth from "oauth4webapi";
 import { OAuthSignInError } from "../errors.js";
 import { endpointUrl, type OAuthProvider } from "./provider.js";
+import { discoveredIssuerMatches } from "./tenant.js";
 
 const discovered = new Map<string, Promise<oauth.AuthorizationServer>>();
 /** Providers with their own fetch discover on their own: it may see a different network. */
@@ -62,6 +63,31 @@ async function discover(provider: OAuthProvider): Promise<oauth.AuthorizationSer
       algorithm: provider.type === "oidc" ? "oidc" : "oauth2",
       ...httpOptions(provider, issuer.href),
     });
+  }
+  return processDiscovery(issuer, response);
+}
+
+/**
+ * `processDiscoveryResponse`, where a tenant alias (`common`, `organizations`, `consumers`) may
+ * name its `{tenantid}` template or a tenant's issuer instead of its own URL (see tenant.ts).
+ */
+async function processDiscovery(
+  issuer: URL,
+  response: Response,
+): Promise<oauth.AuthorizationServer> {
+  if (response.ok) {
+    const named: unknown = await response
+      .clone()
+      .json()
+      .then((document: { issuer?: unknown } | null) => document?.issuer)
+      .catch(() => undefined);
+    if (
+      typeof named === "string" &&
+      named !== issuer.href &&
+      discoveredIssuerMatches(issuer.href, named)
+    ) {
+      return oauth.processDiscoveryResponse(new URL(named), response);
+    }
   }
   return oauth.processDiscoveryResponse(issuer, response);
 }
