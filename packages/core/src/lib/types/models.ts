@@ -178,7 +178,8 @@ export interface Profile {
   picture?: unknown;
   website?: string | null;
   email?: string | null;
-  email_verified?: boolean | null;
+  /** A boolean; some providers (Apple, Cognito's userinfo) send the string `"true"` or `"false"`. */
+  email_verified?: boolean | "true" | "false" | null;
   gender?: string | null;
   birthdate?: string | null;
   zoneinfo?: string | null;
