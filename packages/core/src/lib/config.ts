@@ -126,7 +126,7 @@ function checkProvider(p: ProviderConfig): void {
       const url = typeof value === "string" ? value : value?.url;
       if (!url) {
         throw new InvalidEndpoints(
-          `Provider "${p.id}" needs an issuer, or ${endpoint === "authorization" ? "an" : "a"} ${endpoint} URL`,
+          `Provider "${p.id}" needs an issuer (set ${envPrefix(p.id)}ISSUER or its issuer option), or ${endpoint === "authorization" ? "an" : "a"} ${endpoint} URL`,
         );
       }
     }
