@@ -166,7 +166,8 @@ export interface JWT extends DefaultJWT {}
 
 /** User information returned by an OAuth provider (OpenID Connect standard claims). */
 export interface Profile {
-  id?: string | null;
+  /** A string, or a number where the provider's API has numeric ids (GitHub). */
+  id?: string | number | null;
   sub?: string | null;
   name?: string | null;
   given_name?: string | null;
