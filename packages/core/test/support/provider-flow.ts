@@ -16,9 +16,19 @@
  * When Gatehouse does not redirect to the provider (a misconfiguration, a discovery failure), the
  * sign-in response itself is returned with `answer` undefined, so the test can assert on it.
  */
-import type { AuthConfig } from "@gatehouse/core/types";
-import { Jar, ORIGIN } from "../helpers.js";
-import { deliver, postSignIn, type SignInOptions, sessionOf } from "./oauth-flow.js";
+import type { AuthConfig, Provider } from "@gatehouse/core/types";
+import { expect } from "vitest";
+import { Jar, ORIGIN, recordingLogger, SECRET } from "../helpers.js";
+import {
+  deliver,
+  expectNoSessionCookie,
+  loggedErrors,
+  postSignIn,
+  SESSION_COOKIE,
+  type SignInOptions,
+  sessionOf,
+  signInError,
+} from "./oauth-flow.js";
 import type { AuthorizeDecision, Imitation, ProviderAnswer } from "./provider-imitation.js";
 
 export interface ProviderSignInOptions<U> extends SignInOptions {
@@ -79,4 +89,41 @@ export async function signIn<U>(
     session: await sessionOf(config, jar, basePath),
     jar,
   };
+}
+
+/** A configuration with one provider and a recording logger (JWT sessions unless overridden). */
+export function providerConfig(provider: Provider, overrides: Partial<AuthConfig> = {}) {
+  const logger = recordingLogger();
+  const config: AuthConfig = {
+    secret: SECRET,
+    trustHost: true,
+    logger,
+    providers: [provider],
+    ...overrides,
+  };
+  return { config, logger };
+}
+
+/**
+ * A sign-in the provider made fail: a redirect to the sign-in page with `error` (default
+ * `OAuthCallbackError`), no session cookie, no session, and exactly one log line, of that type,
+ * containing none of `secrets` (client secret, tokens). Returns the log line.
+ */
+export function expectFailedSignIn(
+  result: ProviderSignInResult,
+  logger: ReturnType<typeof recordingLogger>,
+  { error = "OAuthCallbackError", secrets = [] as string[] } = {},
+): string {
+  expect(result.response.status).toBe(302);
+  expect(result.response.headers.get("location")).toBe(signInError(error));
+  expectNoSessionCookie(result.response);
+  expect(result.jar.cookies.has(SESSION_COOKIE)).toBe(false);
+  expect(result.session).toBeNull();
+  const lines = loggedErrors(logger);
+  expect(lines, lines.join("\n")).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^${error}: `));
+  for (const secret of secrets) expect(lines[0]).not.toContain(secret);
+  // Access tokens the imitation issues look like `at-<random>`.
+  expect(lines[0]).not.toMatch(/\bat-[\w-]{10,}/);
+  return lines[0]!;
 }

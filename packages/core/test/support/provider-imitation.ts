@@ -140,7 +140,7 @@ export interface TokenRules<U> {
   /** Changes the success body (add, remove or rename fields). */
   response?: (body: Record<string, unknown>, grant: Grant<U>) => Record<string, unknown>;
   /** Answers the success whole (another content type, say), from the (changed) body. */
-  reply?: (body: Record<string, unknown>, grant: Grant<U>) => Reply;
+  reply?: (body: Record<string, unknown>, grant: Grant<U>, request: RecordedRequest) => Reply;
   /** Shapes an error the token endpoint raises; default RFC 6749 JSON. */
   error?: (error: string, description: string, status: number) => Reply;
 }
@@ -510,7 +510,7 @@ export async function startImitation<U extends Record<string, unknown> = Record<
     }
     if (oidc && grant.scopes.includes("openid")) body.id_token = await idToken(grant);
     const shaped = options.token.response?.(body, grant) ?? body;
-    return options.token.reply?.(shaped, grant) ?? { body: shaped };
+    return options.token.reply?.(shaped, grant, recorded) ?? { body: shaped };
   }
 
   async function idToken(grant: Grant<U>): Promise<string> {
