@@ -10,14 +10,13 @@ import Facebook, {
   type FacebookOptions,
   type FacebookProfile,
 } from "@gatehouse/core/providers/facebook";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import type { OAuthConfig } from "@gatehouse/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
-import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
+import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";
-import { signIn } from "../support/provider-flow.js";
+import { expectFailedSignIn, providerConfig, signIn } from "../support/provider-flow.js";
 import { type Imitation, startImitation } from "../support/provider-imitation.js";
 import * as fixtures from "./fixtures/facebook.js";
-import { expectFailedSignIn } from "./fixtures/oidc-issuer-suite.js";
 
 const V = FACEBOOK_GRAPH_VERSION;
 const DIALOG = `https://www.facebook.com/${V}/dialog/oauth`;
@@ -82,17 +81,9 @@ const provider = (options: FacebookOptions = {}) =>
     ...options,
   }) as unknown as OAuthConfig;
 
-function setup(p: OAuthConfig, overrides: Partial<AuthConfig> = {}) {
-  const logger = recordingLogger();
-  return {
-    config: { secret: SECRET, trustHost: true, logger, providers: [p], ...overrides },
-    logger,
-  };
-}
-
 describe("the Facebook sign-in", () => {
   test("the versioned dialog with PKCE and state, the secret in the token body, GET /me with fields", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "facebook", fb);
 
     const auth = result.authorization!;
@@ -122,7 +113,9 @@ describe("the Facebook sign-in", () => {
   });
 
   test("client id and secret come from AUTH_FACEBOOK_ID and AUTH_FACEBOOK_SECRET", async () => {
-    const { config } = setup(Facebook({ [customFetch]: fb.fetch }) as unknown as OAuthConfig);
+    const { config } = providerConfig(
+      Facebook({ [customFetch]: fb.fetch }) as unknown as OAuthConfig,
+    );
     vi.stubEnv("AUTH_FACEBOOK_ID", fb.clientId);
     vi.stubEnv("AUTH_FACEBOOK_SECRET", fb.clientSecret);
     const result = await signIn(config, "facebook", fb);
@@ -131,7 +124,7 @@ describe("the Facebook sign-in", () => {
 
   test("a user without an address, and one who declined the email permission: email null", async () => {
     const adapter = MemoryAdapter();
-    const { config } = setup(provider(), { adapter });
+    const { config } = providerConfig(provider(), { adapter });
     const none = await signIn(config, "facebook", fb, { decision: { user: fixtures.noEmail } });
     expect(none.response.headers.get("location")).toBe(ORIGIN);
     expect(none.session?.user?.email ?? null).toBeNull();
@@ -145,7 +138,7 @@ describe("the Facebook sign-in", () => {
   });
 
   test("no profile picture (the default silhouette): image null", async () => {
-    const { config } = setup(provider());
+    const { config } = providerConfig(provider());
     const result = await signIn(config, "facebook", fb, { decision: { user: fixtures.noPicture } });
     expect(result.session?.user).toEqual({
       name: "No Photo",
@@ -186,15 +179,15 @@ describe("the Facebook sign-in", () => {
 
 describe("Facebook errors end on the sign-in page", () => {
   test("the user cancels the dialog (error=access_denied)", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "facebook", fb, {
       decision: { deny: true, extra: { error_reason: "user_denied", error_code: "200" } },
     });
-    expectFailedSignIn(result, logger, fb.clientSecret);
+    expectFailedSignIn(result, logger, { secrets: [fb.clientSecret] });
   });
 
   test("an invalid code: the Graph API's OAuthException", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "facebook", fb, {
       tamper: (answer) => {
         const url = new URL(answer.url);
@@ -202,16 +195,20 @@ describe("Facebook errors end on the sign-in page", () => {
         return { url };
       },
     });
-    expectFailedSignIn(result, logger, fb.clientSecret);
+    expectFailedSignIn(result, logger, { secrets: [fb.clientSecret] });
   });
 
   test("a 5xx from the token endpoint and from /me", async () => {
     fb.force("POST", TOKEN, graphError("An unexpected error has occurred.", 2, 500), 1);
-    const first = setup(provider());
-    expectFailedSignIn(await signIn(first.config, "facebook", fb), first.logger, fb.clientSecret);
+    const first = providerConfig(provider());
+    expectFailedSignIn(await signIn(first.config, "facebook", fb), first.logger, {
+      secrets: [fb.clientSecret],
+    });
 
     fb.force("GET", ME, graphError("Service temporarily unavailable", 2, 503), 1);
-    const second = setup(provider());
-    expectFailedSignIn(await signIn(second.config, "facebook", fb), second.logger, fb.clientSecret);
+    const second = providerConfig(provider());
+    expectFailedSignIn(await signIn(second.config, "facebook", fb), second.logger, {
+      secrets: [fb.clientSecret],
+    });
   });
 });

@@ -9,13 +9,12 @@ import Spotify, {
   type SpotifyOptions,
   type SpotifyProfile,
 } from "@gatehouse/core/providers/spotify";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import type { OAuthConfig } from "@gatehouse/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
-import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
+import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";
-import { signIn } from "../support/provider-flow.js";
+import { expectFailedSignIn, providerConfig, signIn } from "../support/provider-flow.js";
 import { type Imitation, startImitation } from "../support/provider-imitation.js";
-import { expectFailedSignIn } from "./fixtures/oidc-issuer-suite.js";
 import * as fixtures from "./fixtures/spotify.js";
 
 const AUTHORIZE = "https://accounts.spotify.com/authorize";
@@ -68,17 +67,9 @@ const provider = (options: SpotifyOptions = {}) =>
     ...options,
   }) as unknown as OAuthConfig;
 
-function setup(p: OAuthConfig, overrides: Partial<AuthConfig> = {}) {
-  const logger = recordingLogger();
-  return {
-    config: { secret: SECRET, trustHost: true, logger, providers: [p], ...overrides },
-    logger,
-  };
-}
-
 describe("the Spotify sign-in", () => {
   test("PKCE and state, HTTP Basic at /api/token, GET /v1/me with the Bearer token", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "spotify", sp);
 
     const auth = result.authorization!;
@@ -105,7 +96,9 @@ describe("the Spotify sign-in", () => {
   test("client id and secret come from AUTH_SPOTIFY_ID and AUTH_SPOTIFY_SECRET", async () => {
     vi.stubEnv("AUTH_SPOTIFY_ID", sp.clientId);
     vi.stubEnv("AUTH_SPOTIFY_SECRET", sp.clientSecret);
-    const { config } = setup(Spotify({ [customFetch]: sp.fetch }) as unknown as OAuthConfig);
+    const { config } = providerConfig(
+      Spotify({ [customFetch]: sp.fetch }) as unknown as OAuthConfig,
+    );
     const result = await signIn(config, "spotify", sp);
     expect(result.session?.user?.name).toBe("Jane Doe");
   });
@@ -117,7 +110,9 @@ describe("the Spotify sign-in", () => {
       email: "jane.doe@example.com",
       emailVerified: new Date(),
     });
-    const { config } = setup(provider({ allowDangerousEmailAccountLinking: true }), { adapter });
+    const { config } = providerConfig(provider({ allowDangerousEmailAccountLinking: true }), {
+      adapter,
+    });
     const result = await signIn(config, "spotify", sp);
     expect(result.response.headers.get("location")).toBe(ORIGIN);
     expect(result.session?.user?.email ?? null).toBeNull();
@@ -130,7 +125,7 @@ describe("the Spotify sign-in", () => {
   });
 
   test("without user-read-email there is no email; no images: image null", async () => {
-    const { config } = setup(provider({ scope: "user-read-private" }));
+    const { config } = providerConfig(provider({ scope: "user-read-private" }));
     const result = await signIn(config, "spotify", sp, { decision: { user: fixtures.noPicture } });
     expect(result.response.headers.get("location")).toBe(ORIGIN);
     expect(result.session?.user?.email ?? null).toBeNull();
@@ -165,16 +160,14 @@ describe("the Spotify sign-in", () => {
 
 describe("Spotify errors end on the sign-in page", () => {
   test("the user cancels (error=access_denied)", async () => {
-    const { config, logger } = setup(provider());
-    expectFailedSignIn(
-      await signIn(config, "spotify", sp, { decision: { deny: true } }),
-      logger,
-      sp.clientSecret,
-    );
+    const { config, logger } = providerConfig(provider());
+    expectFailedSignIn(await signIn(config, "spotify", sp, { decision: { deny: true } }), logger, {
+      secrets: [sp.clientSecret],
+    });
   });
 
   test("an invalid code (invalid_grant)", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "spotify", sp, {
       tamper: (answer) => {
         const url = new URL(answer.url);
@@ -182,13 +175,15 @@ describe("Spotify errors end on the sign-in page", () => {
         return { url };
       },
     });
-    expectFailedSignIn(result, logger, sp.clientSecret);
+    expectFailedSignIn(result, logger, { secrets: [sp.clientSecret] });
   });
 
   test("a 5xx from /api/token and from /v1/me", async () => {
     sp.force("POST", TOKEN, { status: 502, body: "Bad Gateway" }, 1);
-    const first = setup(provider());
-    expectFailedSignIn(await signIn(first.config, "spotify", sp), first.logger, sp.clientSecret);
+    const first = providerConfig(provider());
+    expectFailedSignIn(await signIn(first.config, "spotify", sp), first.logger, {
+      secrets: [sp.clientSecret],
+    });
 
     sp.force(
       "GET",
@@ -196,7 +191,9 @@ describe("Spotify errors end on the sign-in page", () => {
       { status: 503, body: { error: { status: 503, message: "Service unavailable" } } },
       1,
     );
-    const second = setup(provider());
-    expectFailedSignIn(await signIn(second.config, "spotify", sp), second.logger, sp.clientSecret);
+    const second = providerConfig(provider());
+    expectFailedSignIn(await signIn(second.config, "spotify", sp), second.logger, {
+      secrets: [sp.clientSecret],
+    });
   });
 });

@@ -11,13 +11,12 @@ import Twitch, {
   type TwitchOptions,
   type TwitchProfile,
 } from "@gatehouse/core/providers/twitch";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import type { OAuthConfig } from "@gatehouse/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
-import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
+import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";
-import { signIn } from "../support/provider-flow.js";
+import { expectFailedSignIn, providerConfig, signIn } from "../support/provider-flow.js";
 import { type Grant, type Imitation, startImitation } from "../support/provider-imitation.js";
-import { expectFailedSignIn } from "./fixtures/oidc-issuer-suite.js";
 import * as fixtures from "./fixtures/twitch.js";
 
 const AUTHORIZE = "https://id.twitch.tv/oauth2/authorize";
@@ -112,17 +111,9 @@ const provider = (options: TwitchOptions = {}) =>
     ...options,
   }) as unknown as OAuthConfig;
 
-function setup(p: OAuthConfig, overrides: Partial<AuthConfig> = {}) {
-  const logger = recordingLogger();
-  return {
-    config: { secret: SECRET, trustHost: true, logger, providers: [p], ...overrides },
-    logger,
-  };
-}
-
 describe("the Twitch sign-in", () => {
   test("discovery, the claims parameter, state and nonce, client_secret_post, an array scope", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "twitch", tw);
 
     expect(tw.requestsTo("GET", `${TWITCH_ISSUER}/.well-known/openid-configuration`)).toHaveLength(
@@ -158,7 +149,7 @@ describe("the Twitch sign-in", () => {
   test("the granted scopes (an array at Twitch) are stored as OAuth's space-separated string", async () => {
     const adapter = MemoryAdapter();
     const linkAccount = vi.spyOn(adapter, "linkAccount");
-    const { config } = setup(provider(), { adapter });
+    const { config } = providerConfig(provider(), { adapter });
     await signIn(config, "twitch", tw);
     expect(linkAccount).toHaveBeenCalledOnce();
     expect(linkAccount.mock.calls[0]![0]).toMatchObject({ scope: "openid user:read:email" });
@@ -167,13 +158,15 @@ describe("the Twitch sign-in", () => {
   test("client id and secret come from AUTH_TWITCH_ID and AUTH_TWITCH_SECRET", async () => {
     vi.stubEnv("AUTH_TWITCH_ID", tw.clientId);
     vi.stubEnv("AUTH_TWITCH_SECRET", tw.clientSecret);
-    const { config } = setup(Twitch({ [customFetch]: tw.fetch }) as unknown as OAuthConfig);
+    const { config } = providerConfig(
+      Twitch({ [customFetch]: tw.fetch }) as unknown as OAuthConfig,
+    );
     const result = await signIn(config, "twitch", tw);
     expect(result.session?.user?.name).toBe("JaneStreams");
   });
 
   test("without user:read:email the ID token has no email: email null", async () => {
-    const { config } = setup(provider({ scope: "openid" }));
+    const { config } = providerConfig(provider({ scope: "openid" }));
     const result = await signIn(config, "twitch", tw);
     expect(result.response.headers.get("location")).toBe(ORIGIN);
     expect(result.session?.user).toMatchObject({
@@ -185,7 +178,7 @@ describe("the Twitch sign-in", () => {
 
   test("an address Twitch marks unverified is no address; no picture: image null", async () => {
     const adapter = MemoryAdapter();
-    const { config } = setup(provider(), { adapter });
+    const { config } = providerConfig(provider(), { adapter });
     await signIn(config, "twitch", tw, { decision: { user: fixtures.unverified } });
     expect(await adapter.getUserByEmail!("sam@example.com")).toBeNull();
 
@@ -224,16 +217,14 @@ describe("the Twitch sign-in", () => {
 
 describe("Twitch errors end on the sign-in page", () => {
   test("the user declines (error=access_denied)", async () => {
-    const { config, logger } = setup(provider());
-    expectFailedSignIn(
-      await signIn(config, "twitch", tw, { decision: { deny: true } }),
-      logger,
-      tw.clientSecret,
-    );
+    const { config, logger } = providerConfig(provider());
+    expectFailedSignIn(await signIn(config, "twitch", tw, { decision: { deny: true } }), logger, {
+      secrets: [tw.clientSecret],
+    });
   });
 
   test("an invalid code: Twitch's { status, message } answer", async () => {
-    const { config, logger } = setup(provider());
+    const { config, logger } = providerConfig(provider());
     const result = await signIn(config, "twitch", tw, {
       tamper: (answer) => {
         const url = new URL(answer.url);
@@ -241,7 +232,7 @@ describe("Twitch errors end on the sign-in page", () => {
         return { url };
       },
     });
-    expectFailedSignIn(result, logger, tw.clientSecret);
+    expectFailedSignIn(result, logger, { secrets: [tw.clientSecret] });
   });
 
   test("a 5xx from the token endpoint", async () => {
@@ -249,7 +240,7 @@ describe("Twitch errors end on the sign-in page", () => {
       status: 500,
       body: { status: 500, message: "Internal Server Error" },
     });
-    const { config, logger } = setup(provider());
-    expectFailedSignIn(await signIn(config, "twitch", tw), logger, tw.clientSecret);
+    const { config, logger } = providerConfig(provider());
+    expectFailedSignIn(await signIn(config, "twitch", tw), logger, { secrets: [tw.clientSecret] });
   });
 });
