@@ -43,6 +43,9 @@
  *   `requestsTo(method, url)` filters them.
  * - `issueCode(...)`: a code without the authorize step. `reset()`: forget requests, codes, tokens,
  *   forced replies and restore the initial user. `close()`: stop the server.
+ *
+ * Note: Gatehouse caches OIDC discovery per `[customFetch]` function. A test that must see
+ * discovery happen (or fail) passes a fresh wrapper, `(input, init) => imitation.fetch(input, init)`.
  */
 import { createHash, randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
