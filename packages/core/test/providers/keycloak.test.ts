@@ -9,13 +9,14 @@ import Keycloak, {
 } from "@gatehouse/core/providers/keycloak";
 import type { OAuthConfig } from "@gatehouse/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
+import { expectFailedSignIn, signIn } from "../support/provider-flow.js";
 import * as fixtures from "./fixtures/keycloak.js";
 import { issuerProviderSuite } from "./fixtures/oidc-issuer-suite.js";
 
 const REALM = "https://sso.example.com/realms/staff";
 const OIDC = `${REALM}/protocol/openid-connect`;
 
-issuerProviderSuite({
+const suite = issuerProviderSuite({
   id: "keycloak",
   factory: (options) => Keycloak(options as KeycloakOptions) as unknown as OAuthConfig,
   issuer: REALM,
@@ -27,6 +28,8 @@ issuerProviderSuite({
   },
   auth: "client_secret_basic",
   profileIn: "id_token",
+  // Keycloak adds `iss` to the authorization response and advertises it.
+  issOnCallback: true,
   fixtures: {
     ...fixtures,
     fullUser: {
@@ -39,6 +42,21 @@ issuerProviderSuite({
 });
 
 describe("keycloak specifics", () => {
+  test("the callback's iss is checked against the realm: another realm's is refused", async () => {
+    const idp = suite.imitation();
+    const { config, logger } = suite.setup(suite.provider());
+    const result = await signIn(config, "keycloak", idp, {
+      tamper: (answer) => {
+        const url = new URL(answer.url);
+        expect(url.searchParams.get("iss")).toBe(REALM);
+        url.searchParams.set("iss", "https://sso.example.com/realms/other");
+        return { url };
+      },
+    });
+    expectFailedSignIn(result, logger, { secrets: [idp.clientSecret] });
+    expect(idp.requestsTo("POST", `${OIDC}/token`)).toEqual([]);
+  });
+
   test("the options and profile are typed", () => {
     expectTypeOf(Keycloak).parameter(0).toEqualTypeOf<KeycloakOptions | undefined>();
     expectTypeOf(Keycloak().profile!).parameter(0).toEqualTypeOf<KeycloakProfile>();
