@@ -15,6 +15,11 @@ import MicrosoftEntraID, {
 import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
 import { decodeJwt } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
+import {
+  discoveredIssuerMatches,
+  forTenantToken,
+  issuerForToken,
+} from "../../src/lib/oauth/tenant.js";
 import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import { expectNoSessionCookie, loggedErrors, signInError } from "../support/oauth-flow.js";
 import { signIn } from "../support/provider-flow.js";
@@ -370,5 +375,57 @@ describe("microsoft-entra-id: factory", () => {
       client: { token_endpoint_auth_method: "client_secret_post" },
     });
     expect(p.style?.logo).toMatch(/^data:image\/svg\+xml/);
+  });
+});
+
+describe("multi-tenant issuers (lib/oauth/tenant.ts)", () => {
+  const unsigned = (claims: object) =>
+    `e30.${Buffer.from(JSON.stringify(claims)).toString("base64url")}.sig`;
+
+  test("a tenant alias may discover the {tenantid} template or a tenant's issuer; nothing else", () => {
+    const common = `${LOGIN}/common/v2.0`;
+    expect(discoveredIssuerMatches(common, common)).toBe(true);
+    expect(discoveredIssuerMatches(common, TEMPLATE)).toBe(true);
+    expect(
+      discoveredIssuerMatches(`${LOGIN}/consumers/v2.0`, entraIssuer(fixtures.CONSUMERS_TENANT)),
+    ).toBe(true);
+    expect(discoveredIssuerMatches(`${LOGIN}/Organizations/v2.0`, TEMPLATE)).toBe(true);
+    for (const named of [
+      "https://evil.example/{tenantid}/v2.0",
+      `${LOGIN}/{tenantid}/v1.0`,
+      `${LOGIN}/{tenantid}/v2.0/extra`,
+      `${LOGIN}/not-a-tenant-id/v2.0`,
+      `http://login.microsoftonline.com/{tenantid}/v2.0`,
+    ]) {
+      expect(discoveredIssuerMatches(common, named), named).toBe(false);
+    }
+    // A tenant id is no alias: its discovery must name exactly its own issuer.
+    expect(discoveredIssuerMatches(entraIssuer(fixtures.TENANT_A), TEMPLATE)).toBe(false);
+    expect(
+      discoveredIssuerMatches(
+        "https://idp.example/realms/x",
+        "https://idp.example/realms/{tenantid}",
+      ),
+    ).toBe(false);
+  });
+
+  test("an ID token must name the template with its own tid; a missing or odd tid gets the template", () => {
+    expect(issuerForToken(TEMPLATE, unsigned({ tid: fixtures.TENANT_B }))).toBe(
+      entraIssuer(fixtures.TENANT_B),
+    );
+    expect(issuerForToken(TEMPLATE, unsigned({}))).toBe(TEMPLATE);
+    expect(issuerForToken(TEMPLATE, unsigned({ tid: "../evil" }))).toBe(TEMPLATE);
+    expect(issuerForToken(TEMPLATE, "not a jwt")).toBe(TEMPLATE);
+    expect(issuerForToken(TEMPLATE, undefined)).toBe(TEMPLATE);
+  });
+
+  test("forTenantToken leaves other issuers and failed responses alone, and keeps the body readable", async () => {
+    const as = { issuer: "https://idp.example" };
+    const plain = new Response("{}");
+    expect(await forTenantToken(as, plain)).toEqual({ as, response: plain });
+    const body = JSON.stringify({ id_token: unsigned({ tid: fixtures.TENANT_A }) });
+    const checked = await forTenantToken({ issuer: TEMPLATE }, new Response(body));
+    expect(checked.as.issuer).toBe(entraIssuer(fixtures.TENANT_A));
+    expect(await checked.response.text()).toBe(body);
   });
 });
