@@ -97,6 +97,16 @@ const logo =
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill="#fff" d="M16 2c.2 1.6-.5 3-1.4 4-.9.9-2.2 1.5-3.3 1.4-.2-1.4.5-2.9 1.4-3.8.9-1 2.3-1.6 3.3-1.6zM12 8.6c1 0 2.3-1 3.9-.9 1.5.1 2.8.8 3.6 2-3.2 1.9-2.7 6.4.6 7.7-.7 1.8-1.6 3.4-2.8 4.8-.8.9-1.7 1.1-2.8.6-1-.5-1.9-.5-3 0-1.2.5-2 .3-2.8-.6C5.6 18.9 4.3 14 6.5 10.9c1-1.4 2.5-2.2 3.9-2.2 1 0 1.6.5 1.6-.1z"/></svg>',
   );
 
+/** A client secret lifetime Apple accepts (whole seconds, a minute to 6 months); default a day. */
+function checkedTtl(ttl = 86_400): number {
+  if (!Number.isInteger(ttl) || ttl < 60 || ttl > APPLE_MAX_SECRET_TTL) {
+    throw new RangeError(
+      `The Apple client secret lifetime must be 60 to ${APPLE_MAX_SECRET_TTL} seconds`,
+    );
+  }
+  return ttl;
+}
+
 /**
  * A maker of Apple client secrets: an ES256 JWT with `iss` the team id, `sub` the client id, `aud`
  * `https://appleid.apple.com`, `iat`, `exp` and the key id in the `kid` header. The secret is
@@ -110,12 +120,7 @@ const logo =
  * ```
  */
 export function createAppleClientSecret(options: AppleKeyOptions): () => Promise<string> {
-  const ttl = options.ttl ?? 86_400;
-  if (!Number.isInteger(ttl) || ttl < 60 || ttl > APPLE_MAX_SECRET_TTL) {
-    throw new RangeError(
-      `The Apple client secret lifetime must be 60 to ${APPLE_MAX_SECRET_TTL} seconds`,
-    );
-  }
+  const ttl = checkedTtl(options.ttl);
   const now = options.now ?? Date.now;
   const margin = Math.max(60, Math.floor(ttl / 10));
   let current: Promise<{ jwt: string; exp: number }> | undefined;
@@ -196,6 +201,8 @@ export default function Apple(options: AppleOptions = {}): OAuthConfig<AppleProf
     [customFetch]: userFetch,
     ...rest
   } = options;
+  // A lifetime Apple would refuse is a configuration error, reported now, not at each sign-in.
+  if (clientSecretTtl !== undefined) checkedTtl(clientSecretTtl);
   const makers = new Map<string, () => Promise<string>>();
   const secretFor = (clientId: string) => {
     const key = keyMaterial(options);

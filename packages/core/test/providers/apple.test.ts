@@ -423,7 +423,10 @@ describe("apple: the client secret maker", () => {
     const make = (ttl: number) =>
       createAppleClientSecret({ ...keyOptions(), clientId: CLIENT_ID, ttl });
     expect(() => make(APPLE_MAX_SECRET_TTL + 1)).toThrow(RangeError);
+    expect(() => make(30)).toThrow(RangeError);
     expect(() => make(APPLE_MAX_SECRET_TTL)).not.toThrow();
+    // The factory reports it when the configuration is written.
+    expect(() => Apple({ clientSecretTtl: 200 * 86_400 })).toThrow(RangeError);
   });
 });
 
