@@ -10,6 +10,7 @@ import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import { expectNoSessionCookie, signInError } from "./oauth-flow.js";
 import { signIn } from "./provider-flow.js";
 import { AuthorizeRefused, type Imitation, startImitation } from "./provider-imitation.js";
+import { authorizeProblem, clientAuthProblem, parseBasic } from "./provider-imitation-rules.js";
 
 const ISSUER = "https://id.example.com";
 let op: Imitation;
@@ -170,5 +171,59 @@ describe("plain OAuth imitation", () => {
     const answer = await api.fetch("https://api.plain.example/user");
     expect(answer.status).toBe(401);
     await expect(api.fetch("https://example.org/")).rejects.toThrow(TypeError);
+  });
+});
+
+describe("the rules, without sockets", () => {
+  const base = {
+    response_type: "code",
+    scope: "openid email",
+    state: "s",
+    nonce: "n",
+    code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    code_challenge_method: "S256",
+  };
+  const problem = (params: Record<string, string>, rules = {}, oidc = true, mode = "query") =>
+    authorizeProblem(new URLSearchParams(params), { url: "https://x", ...rules }, mode, oidc)
+      ?.description;
+
+  test("authorize parameters", () => {
+    expect(problem(base)).toBeUndefined();
+    expect(problem({ ...base, code_challenge_method: "plain" })).toMatch(/S256/);
+    const { code_challenge: _c, code_challenge_method: _m, ...noPkce } = base;
+    expect(problem(noPkce, { pkce: "required" })).toMatch(/code_challenge is required/);
+    expect(problem(noPkce)).toBeUndefined();
+    const { nonce: _n, ...noNonce } = base;
+    expect(problem(noNonce)).toMatch(/nonce/);
+    expect(problem(noNonce, {}, false)).toBeUndefined();
+    expect(problem(base, { responseMode: "form_post" })).toMatch(/response_mode/);
+    expect(problem(base, { scope: { include: ["profile"] } })).toMatch(/profile/);
+    expect(problem(base, { scope: { known: ["openid"] } })).toMatch(/unknown scope email/);
+    expect(
+      problem({ ...base, scope: "a,b" }, { scope: { separator: ",", known: ["a", "b"] } }),
+    ).toBeUndefined();
+    expect(problem(base, { check: () => "no thanks" })).toBe("no thanks");
+  });
+
+  test("client authentication", () => {
+    const client = { clientId: "c d", clientSecret: "s:e-cret" };
+    const encoded = Buffer.from("c+d:s%3Ae%2Dcret").toString("base64");
+    const basic = parseBasic(`Basic ${encoded}`);
+    expect(basic).toEqual({ id: "c d", secret: "s:e-cret" });
+    const form = new URLSearchParams();
+    expect(
+      clientAuthProblem("client_secret_basic", { form, headers: {}, basic }, client),
+    ).toBeUndefined();
+    expect(clientAuthProblem("client_secret_post", { form, headers: {}, basic }, client)).toMatch(
+      /Authorization header/,
+    );
+    const post = new URLSearchParams({ client_id: "c d", client_secret: "s:e-cret" });
+    expect(
+      clientAuthProblem("client_secret_post", { form: post, headers: {} }, client),
+    ).toBeUndefined();
+    expect(clientAuthProblem("client_secret_basic", { form: post, headers: {} }, client)).toMatch(
+      /not be in the body/,
+    );
+    expect(clientAuthProblem("none", { form: post, headers: {} }, client)).toMatch(/no secret/);
   });
 });
