@@ -271,6 +271,51 @@ describe("races and failures", () => {
     expect(adapter.rows.count().accounts).toBe(1);
   });
 
+  test("a first sign-in whose new user gets the account linked by a racing sign-in keeps it", async () => {
+    // A creates the user; before A's link lands, B (linking by address) finds that user and
+    // links the account to it; A's own link then fails as a duplicate. The user is A's and B's.
+    const { adapter, context } = setup("database");
+    const link = adapter.linkAccount!;
+    let releaseA!: () => void;
+    const aMayLink = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    let aCreated!: () => void;
+    const userCreated = new Promise<void>((resolve) => {
+      aCreated = resolve;
+    });
+    const create = adapter.createUser!;
+    adapter.createUser = async (user) => {
+      const created = await create(user);
+      aCreated();
+      return created;
+    };
+    let calls = 0;
+    adapter.linkAccount = async (account) => {
+      calls += 1;
+      if (calls === 1) await aMayLink;
+      return link(account);
+    };
+    const verified = { address: "pat@example.com", verified: true };
+    const a = resolveUser(await context(), params({ claim: verified }));
+    await userCreated;
+    const b = await resolveUser(
+      await context(),
+      params({ claim: verified, allowDangerousEmailAccountLinking: true }),
+    );
+    releaseA();
+    const resultA = await a;
+    expect(resultA.user.id).toBe(b.user.id);
+    expect(resultA.isNewUser).toBe(true);
+    expect(adapter.rows.count().users).toBe(1);
+    expect(adapter.rows.count().accounts).toBe(1);
+    expect(
+      await adapter.getUserByAccount!({ provider: "acme", providerAccountId: "acme-1" }),
+    ).toMatchObject({
+      id: b.user.id,
+    });
+  });
+
   test("linkAccount failing after createUser leaves no orphan user behind", async () => {
     const { adapter, context } = setup("database");
     const failing = adapter.linkAccount!;

@@ -149,11 +149,17 @@ async function create(
   try {
     await store.linkAccount({ ...account, userId: user.id });
   } catch (error) {
-    // Nothing half-written: take the user back out, then see whether a concurrent sign-in won.
+    const winner = await owner();
+    // A concurrent sign-in of this account, linking by address, may have linked it to the user
+    // just created here: the account is ours, keep the user.
+    if (winner?.id === user.id) {
+      await emit(ctx.config, "createUser", { user });
+      return { user, isNewUser: true };
+    }
+    // Nothing half-written: take the user back out; a concurrent sign-in won, or it failed.
     await Promise.resolve(store.deleteUser?.(user.id)).catch((cause) =>
       ctx.config.logger.error(cause),
     );
-    const winner = await owner();
     if (winner) return { user: winner, isNewUser: false };
     throw error;
   }
