@@ -47,6 +47,7 @@ beforeAll(async () => {
 afterEach(() => {
   dc.reset();
   vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
 });
 afterAll(() => dc.close());
 
@@ -128,6 +129,18 @@ describe("the Discord sign-in", () => {
       email: null,
       image: "https://cdn.discordapp.com/embed/avatars/3.png",
     });
+  });
+
+  test("the uninvoked factory in providers, credentials from the environment", async () => {
+    vi.stubEnv("AUTH_DISCORD_ID", dc.clientId);
+    vi.stubEnv("AUTH_DISCORD_SECRET", dc.clientSecret);
+    // No [customFetch] on an uninvoked factory: the global fetch goes to the imitation.
+    vi.stubGlobal("fetch", dc.fetch);
+    const { config, logger } = providerConfig(Discord);
+    const { response, session } = await signIn(config, "discord", dc);
+    expect(response.headers.get("location")).toBe(ORIGIN);
+    expect(session?.user?.name).toBe("Pixel Fox");
+    expect(loggedErrors(logger)).toEqual([]);
   });
 
   test("credentials from AUTH_DISCORD_ID and AUTH_DISCORD_SECRET", async () => {

@@ -119,6 +119,7 @@ beforeAll(async () => {
 afterEach(() => {
   gh.reset();
   vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
 });
 afterAll(() => gh.close());
 
@@ -232,6 +233,18 @@ describe("the GitHub sign-in", () => {
     const { config } = providerConfig(github());
     const { session } = await signIn(config, "github", gh);
     expect(session?.user).toEqual({ name: "mona", email: null, image: null });
+  });
+
+  test("the uninvoked factory in providers, credentials from the environment", async () => {
+    vi.stubEnv("AUTH_GITHUB_ID", gh.clientId);
+    vi.stubEnv("AUTH_GITHUB_SECRET", gh.clientSecret);
+    // No [customFetch] on an uninvoked factory: the global fetch goes to the imitation.
+    vi.stubGlobal("fetch", gh.fetch);
+    const { config, logger } = providerConfig(GitHub);
+    const { response, session } = await signIn(config, "github", gh);
+    expect(response.headers.get("location")).toBe(ORIGIN);
+    expect(session?.user?.name).toBe("Mona Lisa");
+    expect(loggedErrors(logger)).toEqual([]);
   });
 
   test("credentials from AUTH_GITHUB_ID and AUTH_GITHUB_SECRET", async () => {

@@ -60,6 +60,7 @@ beforeAll(async () => {
 afterEach(() => {
   gl.reset();
   vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
 });
 afterAll(() => gl.close());
 
@@ -129,6 +130,18 @@ describe("the GitLab sign-in", () => {
     const { config } = providerConfig(provider);
     const { session } = await signIn(config, "gitlab", gl);
     expect(session?.user).toEqual({ name: "anon-dev", email: null, image: null });
+  });
+
+  test("the uninvoked factory in providers, credentials from the environment", async () => {
+    vi.stubEnv("AUTH_GITLAB_ID", gl.clientId);
+    vi.stubEnv("AUTH_GITLAB_SECRET", gl.clientSecret);
+    // No [customFetch] on an uninvoked factory: the global fetch goes to the imitation.
+    vi.stubGlobal("fetch", gl.fetch);
+    const { config, logger } = providerConfig(GitLab);
+    const { response, session } = await signIn(config, "gitlab", gl);
+    expect(response.headers.get("location")).toBe(ORIGIN);
+    expect(session?.user?.name).toBe("Grace Hopper");
+    expect(loggedErrors(logger)).toEqual([]);
   });
 
   test("credentials from AUTH_GITLAB_ID and AUTH_GITLAB_SECRET", async () => {

@@ -90,6 +90,7 @@ beforeAll(async () => {
 afterEach(() => {
   g.reset();
   vi.unstubAllEnvs();
+  vi.unstubAllGlobals();
 });
 afterAll(() => g.close());
 
@@ -179,6 +180,18 @@ describe("the Google sign-in", () => {
     const { config } = providerConfig(provider);
     const { session } = await signIn(config, "google", g);
     expect(session?.user).toEqual({ name: "Ada Lovelace", email: null, image: null });
+  });
+
+  test("the uninvoked factory in providers, credentials from the environment", async () => {
+    vi.stubEnv("AUTH_GOOGLE_ID", g.clientId);
+    vi.stubEnv("AUTH_GOOGLE_SECRET", g.clientSecret);
+    // No [customFetch] on an uninvoked factory: the global fetch goes to the imitation.
+    vi.stubGlobal("fetch", g.fetch);
+    const { config, logger } = providerConfig(Google);
+    const { response, session } = await signIn(config, "google", g);
+    expect(response.headers.get("location")).toBe(ORIGIN);
+    expect(session?.user?.name).toBe("Ada Lovelace");
+    expect(loggedErrors(logger)).toEqual([]);
   });
 
   test("credentials from AUTH_GOOGLE_ID and AUTH_GOOGLE_SECRET", async () => {

@@ -19,6 +19,8 @@
  * - `fetch`: the `[customFetch]` for the provider. A request to one of `origins` goes to the loopback
  *   server with method, path, query, headers and body kept; the host that was meant travels in the
  *   `x-imitation-host` header. Any other URL is refused with a `TypeError` (no outside network).
+ *   For an uninvoked factory (`providers: [GitHub]`), `vi.stubGlobal("fetch", imitation.fetch)`
+ *   works too: the imitation keeps the fetch it found when it started.
  * - `authorize(location, decision?)`: the user at the authorization endpoint. Checks the parameters
  *   (client_id, redirect_uri, response_type, scope, state, PKCE S256, nonce, response_mode, and a
  *   custom `check`); a bad one throws {@link AuthorizeRefused} (or, with `onInvalid: "redirect"`,
@@ -99,6 +101,8 @@ export async function startImitation<U extends Record<string, unknown> = Record<
       throw new Error(`${url} is not on one of the imitation's origins`);
     }
   }
+  // The real fetch, taken now: a test may later stub the global one with `imitation.fetch`.
+  const upstream = globalThis.fetch;
   const clientId = options.clientId ?? `client-${random(6)}`;
   const clientSecret = options.clientSecret ?? `secret-${random(18)}`;
   const initialUser = structuredClone(options.user ?? ({} as U));
@@ -135,7 +139,7 @@ export async function startImitation<U extends Record<string, unknown> = Record<
       const headers = new Headers(request.headers);
       headers.set(HOST_HEADER, target.host);
       const hasBody = request.method !== "GET" && request.method !== "HEAD";
-      return fetch(new URL(target.pathname + target.search, imitation.baseUrl), {
+      return upstream(new URL(target.pathname + target.search, imitation.baseUrl), {
         method: request.method,
         headers,
         body: hasBody ? await request.arrayBuffer() : undefined,
