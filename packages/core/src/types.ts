@@ -58,3 +58,14 @@ export type {
   TokenSet,
   WebAuthnConfig,
 } from "./lib/types/providers.js";
+export type {
+  RevocationOptions,
+  RevocationSessionRecord,
+  RevocationStore,
+  SecurityEvent,
+  SecurityEventStore,
+  SecurityEventType,
+  SecurityLogOptions,
+  SessionInfo,
+  SessionMetadata,
+} from "./lib/types/sessions.js";

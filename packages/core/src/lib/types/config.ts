@@ -12,6 +12,7 @@ import type {
   User,
 } from "./models.js";
 import type { Provider } from "./providers.js";
+import type { RevocationOptions, SecurityLogOptions } from "./sessions.js";
 
 /** Every action of the HTTP protocol. */
 export type AuthAction =
@@ -227,6 +228,13 @@ export interface SessionOptions {
   updateAge: number;
   /** Makes the token of a database session. Default: a random UUID. */
   generateSessionToken: () => string;
+  /**
+   * Instant revocation of JWT sessions: a store consulted by every JWT session check. Without
+   * it the JWT check makes no call at all.
+   */
+  revocation?: RevocationOptions;
+  /** Record the client's address (truncated: IPv4 /24, IPv6 /48) with sessions and events. Default false. */
+  recordIp?: boolean;
 }
 
 /** The configuration of {@link Auth}. */
@@ -250,6 +258,8 @@ export interface AuthConfig {
    * {@link AuthConfig.redirectProxyOrigins}.
    */
   redirectProxyUrl?: string;
+  /** The security activity log: sign-ins, failures, sign-outs, revocations, links. Off by default. */
+  securityLog?: SecurityLogOptions;
   /**
    * The origins the redirect proxy may forward callbacks to: exact origins
    * (`https://preview.example.com`) or one wildcard label on the left

@@ -1,7 +1,9 @@
 /**
  * Data shapes shared by every layer: what providers return, what adapters store and what
- * sessions expose. Nothing here imports anything else from Gatehouse.
+ * sessions expose. Nothing here imports anything else from Gatehouse but the session-record
+ * types.
  */
+import type { SessionMetadata } from "./sessions.js";
 
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>;
@@ -103,7 +105,7 @@ export interface DefaultSession {
 export interface Session extends DefaultSession {}
 
 /** A session row (database strategy). */
-export interface AdapterSession {
+export interface AdapterSession extends SessionMetadata {
   sessionToken: string;
   userId: string;
   expires: Date;
@@ -227,11 +229,14 @@ export interface Adapter {
    * configured (docs/security.md, "Linking and sign-up rules").
    */
   listAccountsByUserId?(userId: string): Awaitable<AdapterAccount[]>;
-  createSession?(session: {
-    sessionToken: string;
-    userId: string;
-    expires: Date;
-  }): Awaitable<AdapterSession>;
+  /** Gets the session's metadata fields too (`createdAt`, `provider`, …): store those it can. */
+  createSession?(
+    session: {
+      sessionToken: string;
+      userId: string;
+      expires: Date;
+    } & SessionMetadata,
+  ): Awaitable<AdapterSession>;
   getSessionAndUser?(
     sessionToken: string,
   ): Awaitable<{ session: AdapterSession; user: AdapterUser } | null>;
@@ -239,6 +244,19 @@ export interface Adapter {
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Awaitable<AdapterSession | null | undefined>;
   deleteSession?(sessionToken: string): Awaitable<AdapterSession | null | undefined | void>;
+  /**
+   * The user's sessions, expired ones included or not, in any order; `[]` for none. A Gatehouse
+   * addition (optional): it lets users list their database sessions.
+   */
+  listSessionsByUserId?(userId: string): Awaitable<AdapterSession[]>;
+  /**
+   * Deletes every session of the user but the one whose token is `except`; returns how many were
+   * deleted. A Gatehouse addition (optional): sign out everywhere, after a password change or a ban.
+   */
+  deleteSessionsByUserId?(
+    userId: string,
+    options?: { except?: string },
+  ): Awaitable<number | undefined | void>;
   createVerificationToken?(
     verificationToken: VerificationToken,
   ): Awaitable<VerificationToken | null | undefined>;
