@@ -1,65 +1,16 @@
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
 import { configureClient, createSession, signIn, signOut } from "@gatehouse/solid-start/client";
 import Email from "@gatehouse/solid-start/providers/email";
 import { createMemo, createRoot, createSignal } from "solid-js";
 import { isServer } from "solid-js/web";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
-import { credentialsConfig, Jar, ORIGIN } from "./support.js";
+import { fakeBrowser, type Sent } from "./fake-browser.js";
+import { credentialsConfig, ORIGIN } from "./support.js";
 
 // The client runs in browsers: load solid-js's browser builds (reactive signals, isServer false)
 // where Node would pick the server builds.
 vi.mock("solid-js", () => import("solid-js/dist/solid.js"));
 vi.mock("solid-js/web", () => import("solid-js/web/dist/web.js"));
-
-/** What the fake browser sent, for assertions on the protocol. */
-interface Sent {
-  method: string;
-  url: URL;
-  headers: Headers;
-  body: string;
-}
-
-/**
- * A browser for the client: `fetch` resolves relative URLs against the page, carries the cookie
- * jar and hands the request to a real SolidAuth handler; `location` records navigations.
- */
-function fakeBrowser(config: SolidAuthConfig, page = `${ORIGIN}/start`) {
-  const handlers = SolidAuth(config);
-  const jar = new Jar();
-  const sent: Sent[] = [];
-  const navigations: string[] = [];
-  const reload = vi.fn();
-  let href = page;
-  const location = {
-    get href() {
-      return href;
-    },
-    set href(value: string) {
-      href = new URL(value, href).href;
-      navigations.push(href);
-    },
-    reload,
-  };
-  const fetchFake = vi.fn(async (input: string | URL | Request, init?: RequestInit) => {
-    const url = new URL(String(input), href);
-    const headers = new Headers(init?.headers);
-    if (jar.cookies.size > 0) headers.set("cookie", jar.header());
-    const body = init?.body === undefined || init.body === null ? undefined : String(init.body);
-    const request = new Request(url, { method: init?.method ?? "GET", headers, body });
-    sent.push({ method: request.method, url, headers, body: body ?? "" });
-    const response =
-      request.method === "POST"
-        ? await handlers.POST({ request })
-        : await handlers.GET({ request });
-    if (!response) return new Response("Not found", { status: 404 });
-    jar.apply(response);
-    return response;
-  });
-  vi.stubGlobal("fetch", fetchFake);
-  vi.stubGlobal("location", location);
-  return { jar, sent, navigations, reload, location, fetch: fetchFake };
-}
 
 const lastPost = (sent: Sent[]) => sent.filter((s) => s.method === "POST").at(-1)!;
 

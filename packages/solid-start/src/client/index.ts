@@ -1,9 +1,10 @@
 /**
- * Gatehouse for SolidStart, browser side: sign in, sign out, and the session as signals.
+ * Gatehouse for SolidStart, browser side: sign in, sign out, the session as signals, and the
+ * user's sessions (list, revoke).
  * Nothing here imports server code.
  * @module
  */
-export type { Session, User } from "@gatehouse/core/types";
+export type { Session, SessionInfo, User } from "@gatehouse/core/types";
 export { type ClientConfig, configureClient, DEFAULT_BASE_PATH } from "./base-path.js";
 export {
   type CreateSessionOptions,
@@ -11,6 +12,13 @@ export {
   type SessionResource,
   type SessionStatus,
 } from "./session.js";
+export {
+  listSessions,
+  type RevokeSessionsResult,
+  type RevokeSessionsTarget,
+  revokeSessions,
+  type SessionsOptions,
+} from "./sessions.js";
 export {
   type SignInAuthorizationParams,
   type SignInOptions,
