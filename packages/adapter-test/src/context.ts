@@ -25,6 +25,8 @@ const methodSet: Record<AdapterMethod, true> = {
   getSessionAndUser: true,
   updateSession: true,
   deleteSession: true,
+  listSessionsByUserId: true,
+  deleteSessionsByUserId: true,
   createVerificationToken: true,
   useVerificationToken: true,
   createAuthenticator: true,
@@ -43,6 +45,8 @@ export const adapterMethods = Object.keys(methodSet) as AdapterMethod[];
  */
 export const optionalMethods: ReadonlySet<AdapterMethod> = new Set<AdapterMethod>([
   "listAccountsByUserId",
+  "listSessionsByUserId",
+  "deleteSessionsByUserId",
 ]);
 
 /** Every contract method, present, returning a promise; a missing one rejects with advice. */

@@ -10,6 +10,7 @@ import { authenticators } from "./cases/authenticators.js";
 import { cascade } from "./cases/cascade.js";
 import { concurrency } from "./cases/concurrency.js";
 import { dates } from "./cases/dates.js";
+import { sessionListing } from "./cases/session-listing.js";
 import { sessions } from "./cases/sessions.js";
 import { users } from "./cases/users.js";
 import { verificationTokens } from "./cases/verification-tokens.js";
@@ -42,6 +43,7 @@ const groups: readonly Group[] = [
   accounts,
   accountListing,
   sessions,
+  sessionListing,
   verificationTokens,
   authenticators,
   dates,

@@ -40,6 +40,8 @@ export interface InMemoryAdapter extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
+  deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
   /** Reads stored rows directly, for assertions in tests. */
   readonly rows: MemoryAdapterRows;
   /** Deletes every row. */
@@ -196,6 +198,18 @@ export function MemoryAdapter(): InMemoryAdapter {
       const session = sessions.get(sessionToken);
       sessions.delete(sessionToken);
       return copyOrNull(session);
+    },
+    async listSessionsByUserId(userId) {
+      return [...sessions.values()].filter((s) => s.userId === userId).map(copy);
+    },
+    async deleteSessionsByUserId(userId, options) {
+      let deleted = 0;
+      for (const [token, session] of sessions) {
+        if (session.userId !== userId || token === options?.except) continue;
+        sessions.delete(token);
+        deleted++;
+      }
+      return deleted;
     },
 
     async createVerificationToken(verificationToken) {
