@@ -289,6 +289,8 @@ function build(config: AuthConfig): ResolvedConfig {
     maxAge,
     updateAge: config.session?.updateAge ?? 24 * 60 * 60,
     generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
+    revocation: config.session?.revocation,
+    recordIp: config.session?.recordIp === true,
   };
   const jwt: JWTOptions = {
     maxAge: config.jwt?.maxAge ?? maxAge,
