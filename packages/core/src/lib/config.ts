@@ -39,6 +39,7 @@ import type {
 import type { JWTOptions } from "./types/jwt.js";
 import type { Adapter } from "./types/models.js";
 import type { ProviderConfig } from "./types/providers.js";
+import type { SecurityLogOptions } from "./types/sessions.js";
 
 export { normalizeBasePath } from "./base-path.js";
 
@@ -71,6 +72,8 @@ export interface ResolvedConfig {
   redirectProxyUrl: string | undefined;
   /** The `jwt` callback is the built-in identity: a session check cannot change the token. */
   identityJwtCallback: boolean;
+  /** The security activity log, when on. */
+  securityLog: SecurityLogOptions | undefined;
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
@@ -337,6 +340,7 @@ function build(config: AuthConfig): ResolvedConfig {
     debug: !!config.debug,
     redirectProxyUrl: config.redirectProxyUrl,
     identityJwtCallback: !config.callbacks?.jwt,
+    securityLog: config.securityLog,
   };
 }
 

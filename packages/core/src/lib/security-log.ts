@@ -1,0 +1,243 @@
+/**
+ * The security activity log (issue 12): what happened to a user's account, as the user may see it.
+ * Actions record through {@link recordSecurityEvent}, which never throws into the request; apps
+ * read through {@link listSecurityEvents}.
+ *
+ * Retention: events older than `securityLog.retentionDays` (default 90) are never listed, and the
+ * store's `prune` runs on a write or a read at most once an hour per store in each process.
+ */
+import { type ResolvedConfig, resolveConfig } from "./config.js";
+import { Context } from "./context.js";
+import { readChunked } from "./cookies.js";
+import { randomUUID } from "./crypto/hash.js";
+import { AdapterError, AuthError } from "./errors.js";
+import { clientIp, describeClient, truncateIp } from "./session/client.js";
+import { LEGACY_SESSION_ID, publicSessionId } from "./session/ids.js";
+import type { AuthConfig } from "./types/config.js";
+import type {
+  SecurityEvent,
+  SecurityEventStore,
+  SecurityEventType,
+  SecurityLogOptions,
+} from "./types/sessions.js";
+
+/** What an action says about an event; the id, time, client and address are filled in here. */
+export interface SecurityEventInput {
+  type: SecurityEventType;
+  userId: string;
+  provider?: string | null;
+  providerType?: string | null;
+  sessionId?: string | null;
+  reason?: string | null;
+}
+
+/** Days an event is kept when `securityLog.retentionDays` is not set. */
+export const DEFAULT_RETENTION_DAYS = 90;
+/** `newClient` looks at this many of the user's latest events (one store read). */
+const NEW_CLIENT_WINDOW = 100;
+const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+const lastPrune = new WeakMap<SecurityEventStore, number>();
+
+function retentionMs(options: SecurityLogOptions): number {
+  const days = options.retentionDays;
+  return (typeof days === "number" && days > 0 ? days : DEFAULT_RETENTION_DAYS) * DAY_MS;
+}
+
+/** Prunes at most once an hour per store in this process. Errors reach the caller. */
+async function maybePrune(options: SecurityLogOptions, now: number): Promise<void> {
+  const last = lastPrune.get(options.store);
+  if (last !== undefined && now - last < PRUNE_INTERVAL_MS) return;
+  lastPrune.set(options.store, now);
+  await options.store.prune(new Date(now - retentionMs(options)));
+}
+
+/** The request's client description and, with `session.recordIp`, its truncated address. */
+function clientOf(ctx: Context): { client: string | null; ip: string | null } {
+  const { headers } = ctx.req;
+  const ip = ctx.config.session.recordIp ? clientIp(headers, ctx.config.trustHost) : null;
+  return { client: describeClient(headers.get("user-agent")), ip: ip ? truncateIp(ip) : null };
+}
+
+/**
+ * On `signIn`: true when none of the user's latest events is a sign-in from the same client
+ * description, null when the client is unknown.
+ */
+async function isNewClient(
+  store: SecurityEventStore,
+  userId: string,
+  client: string | null,
+): Promise<boolean | null> {
+  if (!client) return null;
+  const recent = await store.list(userId, { limit: NEW_CLIENT_WINDOW });
+  return !recent.some((e) => e.type === "signIn" && e.client === client);
+}
+
+/**
+ * Records one event in the security log, if the log is on. Never throws: a store failure is one
+ * error log line and the request goes on. With a {@link Context} the event gets the client
+ * description and (with `session.recordIp`) the truncated address of the request.
+ */
+export async function recordSecurityEvent(
+  source: Context | ResolvedConfig,
+  input: SecurityEventInput,
+): Promise<void> {
+  const config = source instanceof Context ? source.config : source;
+  const options = config.securityLog;
+  if (!options) return;
+  try {
+    const { client, ip } =
+      source instanceof Context ? clientOf(source) : { client: null, ip: null };
+    const now = Date.now();
+    const event: SecurityEvent = {
+      id: randomUUID(),
+      userId: input.userId,
+      type: input.type,
+      at: new Date(now),
+      provider: input.provider ?? null,
+      providerType: input.providerType ?? null,
+      newClient:
+        input.type === "signIn" ? await isNewClient(options.store, input.userId, client) : null,
+      client,
+      ip,
+      sessionId: input.sessionId ?? null,
+      reason: input.reason ?? null,
+    };
+    await options.store.record(event);
+    await maybePrune(options, now);
+  } catch (cause) {
+    config.logger.error(
+      new AdapterError(`The security log could not record a ${input.type} event`, { cause }),
+    );
+  }
+}
+
+/**
+ * Records a refused sign-in of a known user (when `userId` is given and the error is Gatehouse's)
+ * and throws the error on: `.catch((e) => signInRefused(ctx, userId, provider, e))`.
+ */
+export async function signInRefused(
+  ctx: Context,
+  userId: string | null | undefined,
+  provider: { id: string; type: string },
+  error: unknown,
+): Promise<never> {
+  if (userId && error instanceof AuthError) {
+    await recordSecurityEvent(ctx, {
+      type: "signInFailed",
+      userId,
+      provider: provider.id,
+      providerType: provider.type,
+      reason: error.type,
+    });
+  }
+  throw error;
+}
+
+/**
+ * The stored user a refused credentials sign-in names, looked up only with the log on: the
+ * submitted `email` field, else a `username` that is an address. Never throws.
+ */
+export async function submittedUserId(
+  ctx: Context,
+  credentials: Record<string, unknown>,
+): Promise<string | null> {
+  const lookup = ctx.config.adapter?.getUserByEmail;
+  if (!ctx.config.securityLog || !lookup) return null;
+  const { email, username } = credentials;
+  const address =
+    typeof email === "string" ? email : typeof username === "string" ? username : undefined;
+  if (!address?.includes("@")) return null;
+  try {
+    return (await lookup(address.trim()))?.id ?? null;
+  } catch (cause) {
+    ctx.config.logger.error(
+      new AdapterError("The security log could not look up a refused sign-in's user", { cause }),
+    );
+    return null;
+  }
+}
+
+/**
+ * Who the request's session belongs to, read only with the log on (for `signOut`, before the
+ * session ends): one adapter read for a database session, a decryption for a JWT. Never throws.
+ */
+export async function sessionSubject(
+  ctx: Context,
+): Promise<{ userId: string; sessionId: string } | null> {
+  const { config } = ctx;
+  if (!config.securityLog) return null;
+  const { name } = ctx.cookieOptions.sessionToken;
+  try {
+    if (config.session.strategy === "database") {
+      const token = ctx.req.cookies[name];
+      const found = token ? await config.adapter?.getSessionAndUser?.(token) : null;
+      return token && found
+        ? { userId: found.session.userId, sessionId: await publicSessionId(token) }
+        : null;
+    }
+    const value = readChunked(ctx.req.cookies, name);
+    if (!value) return null;
+    const token = await config.jwt.decode({ token: value, secret: config.secrets, salt: name });
+    if (!token?.sub) return null;
+    const sid = (token as { sid?: unknown }).sid;
+    return { userId: token.sub, sessionId: typeof sid === "string" ? sid : LEGACY_SESSION_ID };
+  } catch {
+    // An unreadable session signs out nobody in particular; endSession logs it.
+    return null;
+  }
+}
+
+/** Options of {@link listSecurityEvents}. */
+export interface ListSecurityEventsOptions {
+  /** At most this many events, 1 to 1000. Default 50. */
+  limit?: number;
+  /** Only events strictly before this time: pass the `at` of the last event of a page for the next. */
+  before?: Date;
+}
+
+/**
+ * A user's security activity, newest first: sign-ins (with the method, the provider and whether
+ * the client was new), failed sign-ins, sign-outs, revoked sessions, linked accounts and verified
+ * email addresses. Events older than the retention (`securityLog.retentionDays`, default 90) are
+ * left out.
+ *
+ * Throws an `AuthError` when the configuration has no `securityLog`, a `TypeError` for a `limit`
+ * or `before` out of range, and the store's error when it fails.
+ *
+ * @example
+ * ```ts
+ * const events = await listSecurityEvents(config, session.user.id, { limit: 20 });
+ * const next = await listSecurityEvents(config, session.user.id, { before: events.at(-1)?.at });
+ * ```
+ */
+export async function listSecurityEvents(
+  config: AuthConfig,
+  userId: string,
+  options: ListSecurityEventsOptions = {},
+): Promise<SecurityEvent[]> {
+  const resolved = resolveConfig(config);
+  const log = resolved.securityLog;
+  if (!log) {
+    throw new AuthError("listSecurityEvents needs config.securityLog: the security log is off");
+  }
+  const limit = options.limit ?? 50;
+  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+    throw new TypeError("listSecurityEvents: limit must be an integer from 1 to 1000");
+  }
+  const before = options.before;
+  if (before !== undefined && !(before instanceof Date && Number.isFinite(before.getTime()))) {
+    throw new TypeError("listSecurityEvents: before must be a valid Date");
+  }
+  if (typeof userId !== "string" || userId === "") return [];
+  const now = Date.now();
+  try {
+    await maybePrune(log, now);
+  } catch (cause) {
+    resolved.logger.error(new AdapterError("The security log could not be pruned", { cause }));
+  }
+  const oldest = now - retentionMs(log);
+  const events = await log.store.list(userId, before ? { limit, before } : { limit });
+  return events.filter((e) => e.at.getTime() >= oldest);
+}
