@@ -35,8 +35,22 @@ CREATE TABLE IF NOT EXISTS "public"."sessions" (
   "sessionToken" text NOT NULL,
   "userId"       text NOT NULL REFERENCES "public"."users" ("id") ON DELETE CASCADE,
   "expires"      timestamptz NOT NULL,
+  "createdAt"    timestamptz,
+  "lastSeenAt"   timestamptz,
+  "provider"     text,
+  "providerType" text,
+  "client"       text,
+  "ip"           text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 );
+
+ALTER TABLE "public"."sessions"
+  ADD COLUMN IF NOT EXISTS "createdAt" timestamptz,
+  ADD COLUMN IF NOT EXISTS "lastSeenAt" timestamptz,
+  ADD COLUMN IF NOT EXISTS "provider" text,
+  ADD COLUMN IF NOT EXISTS "providerType" text,
+  ADD COLUMN IF NOT EXISTS "client" text,
+  ADD COLUMN IF NOT EXISTS "ip" text;
 
 CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON "public"."sessions" ("userId");
 

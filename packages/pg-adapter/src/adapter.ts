@@ -22,6 +22,7 @@ import {
 import {
   accountFields,
   jsonAccountFields,
+  SESSION_METADATA,
   toAccount,
   toAuthenticator,
   toSession,
@@ -60,6 +61,10 @@ export interface PostgresAdapterMethods extends CompleteAdapter {
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Promise<StoredSession | null>;
   deleteSession(sessionToken: string): Promise<StoredSession | null>;
+  /** One indexed query; expired sessions included, oldest first (unknown creation times last). */
+  listSessionsByUserId(userId: string): Promise<StoredSession[]>;
+  /** One `DELETE`; returns how many sessions it deleted. */
+  deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
   /** One atomic `DELETE … RETURNING`: of concurrent calls for one token, one gets it. */
   useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
   /** Throws when no authenticator has this credential id. */
@@ -74,9 +79,10 @@ const USER_COLUMNS = ["id", "name", "email", "emailVerified", "image"] as const;
 const columns = (names: readonly string[], alias?: string) =>
   names.map((n) => (alias ? `${alias}."${n}"` : `"${n}"`)).join(", ");
 const USER = columns(USER_COLUMNS);
-const SESSION = columns(["sessionToken", "userId", "expires"]);
+const SESSION_COLUMNS = ["sessionToken", "userId", "expires", ...SESSION_METADATA] as const;
+const SESSION = columns(SESSION_COLUMNS);
 /** What a statement returns for a session: its columns and the row id, as other adapters do. */
-const SESSION_ROW = columns(["id", "sessionToken", "userId", "expires"]);
+const SESSION_ROW = columns(["id", ...SESSION_COLUMNS]);
 const TOKEN = columns(["identifier", "token", "expires"]);
 const AUTHENTICATOR = columns([
   "credentialID",
@@ -175,7 +181,7 @@ RETURNING *`;
 
   // Session and user columns overlap only in "id", so the session's row id is read under
   // another name and one flat row carries both.
-  const sessionAndUser = `SELECT s."id" AS "sessionId", s."sessionToken", s."userId", s."expires", ${columns(USER_COLUMNS, "u")}
+  const sessionAndUser = `SELECT s."id" AS "sessionId", ${columns(SESSION_COLUMNS, "s")}, ${columns(USER_COLUMNS, "u")}
 FROM ${sessions} s JOIN ${users} u ON u."id" = s."userId"
 WHERE s."sessionToken" = $1`;
 
@@ -264,10 +270,11 @@ WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
       return rows.map(toAccount);
     },
 
-    async createSession({ sessionToken, userId, expires }) {
+    async createSession(session) {
       const row = await one(
-        `INSERT INTO ${sessions} (${SESSION}) VALUES ($1, $2, $3) RETURNING ${SESSION_ROW}`,
-        [sessionToken, userId, expires],
+        `INSERT INTO ${sessions} (${SESSION}) VALUES (${SESSION_COLUMNS.map((_, i) => `$${i + 1}`).join(", ")})
+RETURNING ${SESSION_ROW}`,
+        SESSION_COLUMNS.map((column) => session[column] ?? null),
       );
       return sessionOf(row ?? fail("INSERT into sessions returned no row"));
     },
@@ -276,7 +283,7 @@ WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
       return row ? { session: sessionOf({ ...row, id: row.sessionId }), user: toUser(row) } : null;
     },
     async updateSession(patch) {
-      const { set, params } = assignments(patch, ["userId", "expires"]);
+      const { set, params } = assignments(patch, SESSION_COLUMNS.slice(1));
       const row = set
         ? await one(
             `UPDATE ${sessions} SET ${set} WHERE "sessionToken" = $1 RETURNING ${SESSION_ROW}`,
@@ -293,6 +300,26 @@ WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
         [sessionToken],
       );
       return row ? sessionOf(row) : null;
+    },
+    async listSessionsByUserId(userId) {
+      // Served by the "sessions_userId_idx" index.
+      const rows = await run(
+        `SELECT ${SESSION_ROW} FROM ${sessions} WHERE "userId" = $1
+ORDER BY "createdAt" ASC NULLS LAST, "id"`,
+        [userId],
+      );
+      return rows.map(sessionOf);
+    },
+    async deleteSessionsByUserId(userId, options = {}) {
+      // `IS DISTINCT FROM` keeps every row when there is no exception (NULL).
+      const row = await one(
+        `WITH deleted AS (
+  DELETE FROM ${sessions} WHERE "userId" = $1 AND "sessionToken" IS DISTINCT FROM $2 RETURNING 1
+)
+SELECT count(*)::int AS "count" FROM deleted`,
+        [userId, options.except ?? null],
+      );
+      return Number(row?.count ?? 0);
     },
 
     async createVerificationToken({ identifier, token, expires }) {

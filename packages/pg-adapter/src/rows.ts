@@ -67,11 +67,27 @@ export function toAccount(row: Row): AdapterAccount {
   return account;
 }
 
+/** The session-record columns (issue 12), nullable: rows from before them read back as null. */
+export const SESSION_METADATA = [
+  "createdAt",
+  "lastSeenAt",
+  "provider",
+  "providerType",
+  "client",
+  "ip",
+] as const;
+
 export function toSession(row: Row): AdapterSession {
   return {
     sessionToken: text(row.sessionToken),
     userId: text(row.userId),
     expires: date(row.expires),
+    createdAt: dateOrNull(row.createdAt),
+    lastSeenAt: dateOrNull(row.lastSeenAt),
+    provider: textOrNull(row.provider),
+    providerType: textOrNull(row.providerType),
+    client: textOrNull(row.client),
+    ip: textOrNull(row.ip),
   };
 }
 

@@ -43,8 +43,22 @@ function statements(s: string): string[] {
   "sessionToken" text NOT NULL,
   "userId"       text NOT NULL REFERENCES ${s}."users" ("id") ON DELETE CASCADE,
   "expires"      timestamptz NOT NULL,
+  "createdAt"    timestamptz,
+  "lastSeenAt"   timestamptz,
+  "provider"     text,
+  "providerType" text,
+  "client"       text,
+  "ip"           text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 )`,
+    // Session records (issue 12): tables created before them gain the columns, old rows null.
+    `ALTER TABLE ${s}."sessions"
+  ADD COLUMN IF NOT EXISTS "createdAt" timestamptz,
+  ADD COLUMN IF NOT EXISTS "lastSeenAt" timestamptz,
+  ADD COLUMN IF NOT EXISTS "provider" text,
+  ADD COLUMN IF NOT EXISTS "providerType" text,
+  ADD COLUMN IF NOT EXISTS "client" text,
+  ADD COLUMN IF NOT EXISTS "ip" text`,
     `CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON ${s}."sessions" ("userId")`,
     `CREATE TABLE IF NOT EXISTS ${s}."verification_tokens" (
   "identifier" text NOT NULL,
@@ -95,8 +109,9 @@ export const schemaSql: string = createSchemaSql();
 /**
  * Creates the schema (unless it exists) and the Gatehouse tables and indexes in it, if they do
  * not exist yet. Safe to run on every start, and from several processes at once: the whole
- * migration is one statement, a transaction serialised by an advisory lock. Existing tables are
- * left as they are (it adds nothing to a table created by an older version).
+ * migration is one statement, a transaction serialised by an advisory lock. Existing tables keep
+ * their rows; a `sessions` table from before session records gains their columns (`createdAt`,
+ * `lastSeenAt`, `provider`, `providerType`, `client`, `ip`), null in the rows it already has.
  *
  * @example
  * ```ts

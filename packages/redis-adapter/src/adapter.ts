@@ -14,11 +14,13 @@ import {
   CREATE_SESSION,
   CREATE_USER,
   DELETE_SESSION,
+  DELETE_SESSIONS,
   DELETE_USER,
   GET_SESSION_AND_USER,
   GET_USER_BY_ACCOUNT,
   GET_USER_BY_EMAIL,
   LIST_OWNED,
+  LIST_SESSIONS,
   UNLINK_ACCOUNT,
   UPDATE_SESSION,
   UPDATE_USER,
@@ -63,6 +65,13 @@ export interface RedisAdapter extends CompleteAdapter {
   updateSession(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Promise<AdapterSession | null>;
+  /**
+   * One round trip over the user's sessions index (expired entries are dropped from it on the
+   * way); oldest first.
+   */
+  listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
+  /** One atomic script; returns how many sessions it deleted. */
+  deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
   /** The token key expires at `expires`. Rejects when the same token already exists. */
   createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
   /** `GETDEL`: among concurrent calls for one token, exactly one gets it. */
@@ -89,6 +98,9 @@ const defined = <T extends object>(patch: T): T =>
 
 /** Code-unit order, as `ORDER BY … COLLATE "C"` would sort. */
 const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+/** Oldest first; an unknown time (a session from before session records) last. */
+const byTime = (a: Date | null | undefined, b: Date | null | undefined) =>
+  (a?.getTime() ?? Number.POSITIVE_INFINITY) - (b?.getTime() ?? Number.POSITIVE_INFINITY) || 0;
 
 // The empty email means "no email" (SPEC: email defaults to ""): never indexed, never found.
 const indexable = (email: unknown): email is string => typeof email === "string" && email !== "";
@@ -268,6 +280,16 @@ export function RedisAdapter(
     },
     async deleteSession(sessionToken) {
       return decodeOrNull(text(await run(DELETE_SESSION, [key.session(sessionToken)])));
+    },
+    async listSessionsByUserId(userId) {
+      const rows = texts(await run(LIST_SESSIONS, [key.userSessions(userId)], userId));
+      return rows
+        .map((row) => decode<AdapterSession>(row))
+        .sort((a, b) => byTime(a.createdAt, b.createdAt) || byText(a.sessionToken, b.sessionToken));
+    },
+    async deleteSessionsByUserId(userId, options = {}) {
+      const keep = options.except === undefined ? "" : key.session(options.except);
+      return Number(await run(DELETE_SESSIONS, [key.userSessions(userId)], userId, keep));
     },
 
     async createVerificationToken(verificationToken) {

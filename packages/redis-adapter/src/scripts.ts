@@ -175,6 +175,40 @@ return session
 `);
 
 /**
+ * KEYS: the user's sessions index. ARGV: prefix, the user's id. Drops expired entries, then
+ * returns the stored sessions of the index that still belong to the user.
+ */
+export const LIST_SESSIONS = lua(`
+tidySessions(KEYS[1])
+local rows = {}
+for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local row = redis.call('GET', key)
+  if row and ownerOf(row) == ARGV[2] then rows[#rows + 1] = row end
+end
+return rows
+`);
+
+/**
+ * KEYS: the user's sessions index. ARGV: prefix, the user's id, the session key to keep ('' for
+ * none). Deletes the user's other sessions and returns how many it deleted.
+ */
+export const DELETE_SESSIONS = lua(`
+local deleted = 0
+for _, key in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  if key ~= ARGV[3] then
+    local row = redis.call('GET', key)
+    if row and ownerOf(row) == ARGV[2] then
+      redis.call('DEL', key)
+      deleted = deleted + 1
+    end
+    redis.call('ZREM', KEYS[1], key)
+  end
+end
+tidySessions(KEYS[1])
+return deleted
+`);
+
+/**
  * KEYS: a user's set of owned rows (accounts or authenticators). ARGV: prefix, the user's id.
  * Returns the stored rows of that set that still belong to the user.
  */

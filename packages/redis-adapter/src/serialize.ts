@@ -5,7 +5,7 @@
 import { isDate } from "@gatehouse/core/adapters";
 
 // The contract's date fields: revived from any ISO 8601 string.
-const DATE_FIELDS = new Set(["emailVerified", "expires"]);
+const DATE_FIELDS = new Set(["emailVerified", "expires", "createdAt", "lastSeenAt"]);
 // Extra fields a user added to a row: revived only from the exact shape `Date#toJSON` writes, so
 // that an ordinary string is very unlikely to be mistaken for a date.
 const TO_JSON_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

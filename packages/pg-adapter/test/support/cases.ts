@@ -76,7 +76,17 @@ export function storeCases(name: string, open: () => Promise<Store>): void {
 
     test("getSessionAndUser is one SQL statement, found or not", async () => {
       const user = await newUser();
-      const session = { sessionToken: hex(), userId: user.id, expires: new Date(Date.now() + DAY) };
+      const session = {
+        sessionToken: hex(),
+        userId: user.id,
+        expires: new Date(Date.now() + DAY),
+        createdAt: new Date(Date.now() - 1000),
+        lastSeenAt: new Date(),
+        provider: "github",
+        providerType: "oauth",
+        client: "Firefox 133 on Linux",
+        ip: "203.0.113.0",
+      };
       await adapter.createSession(session);
       const client = counting(store.client);
       const counted = PostgresAdapter(client, { schema: store.schema });
