@@ -43,11 +43,19 @@ export function removeDataDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** Options of {@link startExample}. */
+export interface StartExampleOptions {
+  /** Environment of the app on top of the test's (`AUTH_SESSION_STRATEGY=database`, …). */
+  env?: Record<string, string | undefined>;
+}
+
 /**
  * Builds the example if needed and starts it in demo mode. The developer's own settings (a real
  * SMTP server, OpenID issuer, database or TikTok app) are ignored: the tests run offline.
  */
-export async function startExample(): Promise<Demo & { dataDir: string }> {
+export async function startExample(
+  options: StartExampleOptions = {},
+): Promise<Demo & { dataDir: string }> {
   await ensureBuilt();
   const dataDir = freshDataDir("example-app");
   const demo = await startDemo({
@@ -69,6 +77,8 @@ export async function startExample(): Promise<Demo & { dataDir: string }> {
       DATABASE_URL: undefined,
       PGLITE_DIR: undefined,
       HOST: undefined,
+      AUTH_SESSION_STRATEGY: undefined,
+      ...options.env,
     },
   });
   return { ...demo, dataDir };

@@ -1,9 +1,11 @@
 /**
  * Gatehouse for SolidStart, server side: the auth route, the session of a request, protected
- * queries and a middleware for protected pages; and the errors and types an app needs.
+ * queries and a middleware for protected pages; the user's sessions and security activity log;
+ * and the errors and types an app needs.
  * @module
  */
 
+export { type ListSecurityEventsOptions, listSecurityEvents } from "@gatehouse/core";
 export { AuthError, CredentialsSignin } from "@gatehouse/core/errors";
 export type {
   Account,
@@ -19,7 +21,12 @@ export type {
   PagesOptions,
   Profile,
   Provider,
+  RevocationStore,
+  SecurityEvent,
+  SecurityEventStore,
+  SecurityEventType,
   Session,
+  SessionInfo,
   SessionOptions,
   Theme,
   User,

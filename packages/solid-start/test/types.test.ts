@@ -15,6 +15,11 @@ import {
 } from "@gatehouse/solid-start";
 import {
   createSession,
+  listSessions,
+  type RevokeSessionsResult,
+  type RevokeSessionsTarget,
+  revokeSessions,
+  type SessionInfo,
   type SessionStatus,
   type SignInOptions,
   type SignInResult,
@@ -99,5 +104,18 @@ describe("client types", () => {
     expectTypeOf<SessionStatus>().toEqualTypeOf<"loading" | "authenticated" | "unauthenticated">();
     expectTypeOf<Store["update"]>().parameter(0).toBeUnknown();
     expectTypeOf<Awaited<ReturnType<Store["update"]>>>().toEqualTypeOf<Session | null>();
+  });
+
+  test("listSessions and revokeSessions: typed answers, only the three targets", () => {
+    expectTypeOf(listSessions).returns.toEqualTypeOf<Promise<SessionInfo[] | null>>();
+    expectTypeOf<SessionInfo["id"]>().toEqualTypeOf<string>();
+    expectTypeOf<SessionInfo["strategy"]>().toEqualTypeOf<"jwt" | "database">();
+    expectTypeOf(revokeSessions).returns.toEqualTypeOf<Promise<RevokeSessionsResult>>();
+    expectTypeOf<RevokeSessionsResult>().toEqualTypeOf<{ revoked: number }>();
+    expectTypeOf<{ id: string }>().toExtend<RevokeSessionsTarget>();
+    expectTypeOf<{ others: true }>().toExtend<RevokeSessionsTarget>();
+    expectTypeOf<{ all: true }>().toExtend<RevokeSessionsTarget>();
+    expectTypeOf<{ others: false }>().not.toExtend<RevokeSessionsTarget>();
+    expectTypeOf<{ everyone: true }>().not.toExtend<RevokeSessionsTarget>();
   });
 });
