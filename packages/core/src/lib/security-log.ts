@@ -85,7 +85,8 @@ export async function recordSecurityEvent(
 ): Promise<void> {
   const config = source instanceof Context ? source.config : source;
   const options = config.securityLog;
-  if (!options) return;
+  // An event about nobody (a user without an id) is not recorded.
+  if (!options || !input.userId) return;
   try {
     const { client, ip } =
       source instanceof Context ? clientOf(source) : { client: null, ip: null };

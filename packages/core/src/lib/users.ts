@@ -24,6 +24,7 @@ import { randomUUID } from "./crypto/hash.js";
 import { normalizeEmail } from "./email/normalize.js";
 import type { AuthError } from "./errors.js";
 import { emit } from "./events.js";
+import { recordSecurityEvent } from "./security-log.js";
 import { signedInUser } from "./session/index.js";
 import type {
   Account,
@@ -121,6 +122,12 @@ async function link(ctx: Context, store: Store, user: AdapterUser, params: Resol
   const account: AdapterAccount = { ...params.account, userId: user.id };
   await store.linkAccount(account);
   await emit(ctx.config, "linkAccount", { user, account, profile: params.user });
+  await recordSecurityEvent(ctx, {
+    type: "accountLinked",
+    userId: user.id,
+    provider: account.provider,
+    providerType: account.type,
+  });
 }
 
 async function create(

@@ -8,6 +8,7 @@ import type { Context } from "../context.js";
 import { randomUUID } from "../crypto/hash.js";
 import { WebAuthnVerificationError } from "../errors.js";
 import { emit } from "../events.js";
+import { recordSecurityEvent } from "../security-log.js";
 import type {
   Adapter,
   AdapterAccount,
@@ -86,5 +87,13 @@ export async function storePasskey(
   }
   if (isNewUser) await emit(ctx.config, "createUser", { user });
   await emit(ctx.config, "linkAccount", { user, account: linked, profile: user });
+  if (!isNewUser) {
+    await recordSecurityEvent(ctx, {
+      type: "accountLinked",
+      userId: user.id,
+      provider: linked.provider,
+      providerType: linked.type,
+    });
+  }
   return { user, account: linked, isNewUser };
 }

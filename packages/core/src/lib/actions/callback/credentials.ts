@@ -7,6 +7,7 @@ import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
+import { recordSecurityEvent, signInRefused, submittedUserId } from "../../security-log.js";
 import { issueSession } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { InternalProvider } from "../../types/internal.js";
@@ -66,16 +67,31 @@ export async function credentialsCallback(
   // A refused callbackUrl must stop the sign-in before anything happens.
   const callbackUrl = await ctx.callbackUrl();
   const credentials = declaredFields(provider, ctx.req.body);
-  const returned = await authorize(ctx, provider, credentials);
+  const returned = await authorize(ctx, provider, credentials).catch(async (error) =>
+    signInRefused(
+      ctx,
+      error instanceof CredentialsSignin ? await submittedUserId(ctx, credentials) : null,
+      provider,
+      error,
+    ),
+  );
   const id = returned.id === undefined || returned.id === null ? randomUUID() : String(returned.id);
   let user: User | AdapterUser = { ...returned, id };
   const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
   if (ctx.config.session.strategy === "database") user = await storedUser(ctx, id);
 
-  const gate = await gateSignIn(ctx, { user, account, credentials });
+  const gate = await gateSignIn(ctx, { user, account, credentials }).catch((error) =>
+    signInRefused(ctx, user.id, provider, error),
+  );
   if (gate) return gate;
 
   const cookies = await issueSession(ctx, { user, account, isNewUser: false });
   await emit(ctx.config, "signIn", { user, account });
+  await recordSecurityEvent(ctx, {
+    type: "signIn",
+    userId: id,
+    provider: provider.id,
+    providerType: provider.type,
+  });
   return { ...redirectResult(callbackUrl), cookies };
 }

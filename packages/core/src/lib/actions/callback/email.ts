@@ -7,6 +7,7 @@ import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
 import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
+import { recordSecurityEvent } from "../../security-log.js";
 import { issueSession, signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type {
@@ -48,17 +49,18 @@ async function linkOnce(
   adapter: Required<Adapter>,
   user: AdapterUser,
   account: AdapterAccount,
-): Promise<void> {
+): Promise<boolean> {
   const key = { provider: account.provider, providerAccountId: account.providerAccountId };
-  if (await adapter.getUserByAccount(key)) return;
+  if (await adapter.getUserByAccount(key)) return false;
   try {
     await adapter.linkAccount(account);
   } catch (error) {
     const owner = await adapter.getUserByAccount(key);
     if (owner?.id !== user.id) throw error;
-    return;
+    return false;
   }
   await emit(ctx.config, "linkAccount", { user, account, profile: user });
+  return true;
 }
 
 /** Provider types whose accounts an adapter without `listAccountsByUserId` cannot show. */
@@ -147,12 +149,24 @@ export async function emailCallback(
     if (!existing.emailVerified) {
       user = await adapter.updateUser({ id: existing.id, emailVerified: now });
       await emit(ctx.config, "updateUser", { user });
+      await recordSecurityEvent(ctx, {
+        type: "emailVerified",
+        userId: user.id,
+        provider: provider.id,
+        providerType: provider.type,
+      });
     }
   } else {
     try {
       user = await adapter.createUser({ ...candidate, emailVerified: now });
       isNewUser = true;
       await emit(ctx.config, "createUser", { user });
+      await recordSecurityEvent(ctx, {
+        type: "emailVerified",
+        userId: user.id,
+        provider: provider.id,
+        providerType: provider.type,
+      });
     } catch (error) {
       // Another link for the same address won the race (mail scanners open links early).
       const winner = await adapter.getUserByEmail(identifier);
@@ -161,7 +175,14 @@ export async function emailCallback(
     }
   }
   account.userId = user.id;
-  await linkOnce(ctx, adapter, user, account);
+  if ((await linkOnce(ctx, adapter, user, account)) && !isNewUser) {
+    await recordSecurityEvent(ctx, {
+      type: "accountLinked",
+      userId: user.id,
+      provider: provider.id,
+      providerType: provider.type,
+    });
+  }
 
   const cookies = await issueSession(ctx, { user, account, isNewUser });
   await emit(ctx.config, "signIn", { user, account, isNewUser });

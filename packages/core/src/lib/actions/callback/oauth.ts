@@ -10,6 +10,7 @@ import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
 import { proxyTarget } from "../../oauth/proxy.js";
 import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
+import { recordSecurityEvent, signInRefused } from "../../security-log.js";
 import { issueSession } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
@@ -150,7 +151,9 @@ export async function oauthCallback(
       provider: provider.id,
       providerAccountId: profileUser.id,
     });
-    const gate = await gateSignIn(ctx, { user: owner ?? profileUser, account, profile });
+    const gate = await gateSignIn(ctx, { user: owner ?? profileUser, account, profile }).catch(
+      (error) => signInRefused(ctx, owner?.id, provider, error),
+    );
     if (gate) return gate;
     ({ user, isNewUser } = await resolveUser(ctx, {
       user: profileUser,
@@ -169,6 +172,12 @@ export async function oauthCallback(
 
   const cookies = await issueSession(ctx, { user, account, profile, isNewUser });
   await emit(ctx.config, "signIn", { user, account, profile, isNewUser });
+  await recordSecurityEvent(ctx, {
+    type: "signIn",
+    userId: user.id ?? "",
+    provider: provider.id,
+    providerType: provider.type,
+  });
   const newUser = ctx.config.pages.newUser;
   const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
   return { ...redirectResult(location), cookies };

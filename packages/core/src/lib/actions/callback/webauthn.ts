@@ -9,6 +9,7 @@ import type { Context } from "../../context.js";
 import { AuthError, InvalidCheck, WebAuthnVerificationError } from "../../errors.js";
 import { emit } from "../../events.js";
 import { redirectResult } from "../../response.js";
+import { recordSecurityEvent } from "../../security-log.js";
 import { issueSession, signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter, AdapterAccount, AdapterUser } from "../../types/models.js";
@@ -180,6 +181,12 @@ export async function webauthnCallback(
   const { user, account, isNewUser } = outcome;
   const cookies = await issueSession(ctx, { user, account, isNewUser });
   await emit(ctx.config, "signIn", { user, account, isNewUser });
+  await recordSecurityEvent(ctx, {
+    type: "signIn",
+    userId: user.id,
+    provider: provider.id,
+    providerType: provider.type,
+  });
   const newUser = ctx.config.pages.newUser;
   const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
   return { ...redirectResult(location), cookies };
