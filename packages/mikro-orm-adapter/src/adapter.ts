@@ -85,6 +85,10 @@ export interface MikroOrmAdapterMethods extends CompleteAdapter {
   updateSession(
     session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
   ): Promise<AdapterSession | null>;
+  /** One query on the indexed `userId` column; oldest first (unknown creation times last). */
+  listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
+  /** One `DELETE`; returns how many sessions it deleted. */
+  deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
   /** Of concurrent calls for one token, exactly one gets it: the one whose delete removed it. */
   useVerificationToken(key: TokenKey): Promise<AdapterVerificationToken | null>;
   /** Throws when no authenticator has this credential id. */
@@ -93,6 +97,11 @@ export interface MikroOrmAdapterMethods extends CompleteAdapter {
     newCounter: number,
   ): Promise<AdapterAuthenticator>;
 }
+
+/** Oldest first; a session from before session records (no `createdAt`) last. */
+const byCreation = (a: AdapterSession, b: AdapterSession) =>
+  (a.createdAt?.getTime() ?? Number.POSITIVE_INFINITY) -
+    (b.createdAt?.getTime() ?? Number.POSITIVE_INFINITY) || 0;
 
 /** A refusal of the adapter's own (no such row); its message is safe to log as it is. */
 class Refusal extends Error {
@@ -280,6 +289,21 @@ export function MikroOrmAdapter<
         await em.flush();
         return rows.row(session);
       }),
+    listSessionsByUserId: (userId) =>
+      run("listSessionsByUserId", async (em) => {
+        const rows = sessions(em);
+        const found = await em.find(SessionEntity, { user: userId }, { orderBy: { id: "asc" } });
+        return found.map(rows.row).sort(byCreation);
+      }),
+    deleteSessionsByUserId: (userId, options = {}) =>
+      run("deleteSessionsByUserId", (em) =>
+        em.nativeDelete(
+          SessionEntity,
+          options.except === undefined
+            ? { user: userId }
+            : { user: userId, sessionToken: { $ne: options.except } },
+        ),
+      ),
     deleteSession: (sessionToken) =>
       run("deleteSession", async (em) => {
         const session = await em.findOne(SessionEntity, { sessionToken });

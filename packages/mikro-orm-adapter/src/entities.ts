@@ -62,11 +62,26 @@ export class Account {
 
 /** A database session. */
 export class Session {
-  declare [OptionalProps]?: "id" | "userId";
+  declare [OptionalProps]?:
+    | "id"
+    | "userId"
+    | "createdAt"
+    | "lastSeenAt"
+    | "provider"
+    | "providerType"
+    | "client"
+    | "ip";
   declare id: string;
   declare user: User;
   declare sessionToken: string;
   declare expires: Date;
+  /** Session records (nullable: rows from before them read back as `null`). */
+  declare createdAt?: Date | null;
+  declare lastSeenAt?: Date | null;
+  declare provider?: string | null;
+  declare providerType?: string | null;
+  declare client?: string | null;
+  declare ip?: string | null;
   /** The id of {@link Session.user}, without loading the user. */
   get userId(): string {
     return userIdOf(this);
@@ -148,6 +163,8 @@ export interface GatehouseEntities<
 // Column names are the contract's field names, as in @gatehouse/pg-adapter's schema, whatever
 // naming strategy the ORM uses. Keys are varchar (indexable everywhere); values are text.
 const key = (fieldName: string, length = 255) => ({ type: "string", length, fieldName }) as const;
+const nullableDate = (fieldName: string) =>
+  ({ type: "datetime", fieldName, nullable: true }) as const;
 const text = (fieldName: string) => ({ type: "text", fieldName, nullable: true }) as const;
 const generatedId = { ...key("id"), primary: true, onCreate: () => randomUUID() } as const;
 // `userId` reads the relation (see the classes); the column belongs to `user`.
@@ -256,6 +273,12 @@ export function defineGatehouseEntities<
     userId,
     sessionToken: { ...key("sessionToken"), unique: "sessions_sessionToken_key" },
     expires: { type: "datetime", fieldName: "expires" },
+    createdAt: nullableDate("createdAt"),
+    lastSeenAt: nullableDate("lastSeenAt"),
+    provider: text("provider"),
+    providerType: text("providerType"),
+    client: text("client"),
+    ip: text("ip"),
   });
 
   set.VerificationToken = build(
