@@ -4,4 +4,5 @@
  */
 export { PostgresAdapter, type PostgresAdapterMethods, type StoredSession } from "./adapter.js";
 export type { PostgresOptions, Queryable } from "./client.js";
+export { PostgresRevocationStore, type PostgresRevocationStoreMethods } from "./revocation.js";
 export { createSchemaSql, migrate, schemaSql } from "./schema.js";
