@@ -6,3 +6,7 @@ export { PostgresAdapter, type PostgresAdapterMethods, type StoredSession } from
 export type { PostgresOptions, Queryable } from "./client.js";
 export { PostgresRevocationStore, type PostgresRevocationStoreMethods } from "./revocation.js";
 export { createSchemaSql, migrate, schemaSql } from "./schema.js";
+export {
+  PostgresSecurityEventStore,
+  type PostgresSecurityEventStoreMethods,
+} from "./security-log.js";

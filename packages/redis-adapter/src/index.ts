@@ -6,3 +6,4 @@
 export { RedisAdapter, type RedisAdapterOptions } from "./adapter.js";
 export type { IORedisClientLike, NodeRedisClientLike, RedisClientLike } from "./client.js";
 export { RedisRevocationStore, type RedisRevocationStoreOptions } from "./revocation.js";
+export { RedisSecurityEventStore, type RedisSecurityEventStoreOptions } from "./security-log.js";
