@@ -8,5 +8,11 @@ export { createActionURL, setEnvDefaults } from "./lib/env.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export { isAuthAction } from "./lib/request.js";
 export { type ListSecurityEventsOptions, listSecurityEvents } from "./lib/security-log.js";
+export {
+  listSessions,
+  type RevokeUserSessionsOptions,
+  revokeSession,
+  revokeUserSessions,
+} from "./lib/session/api.js";
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

@@ -49,6 +49,10 @@ const actions: Record<AuthAction, Action> = {
   "webauthn-options": onFirstUse(
     async () => (await import("./actions/webauthn-options.js")).webauthnOptions,
   ),
+  sessions: onFirstUse(async () => (await import("./actions/sessions.js")).listSessionsAction),
+  "sessions/revoke": onFirstUse(
+    async () => (await import("./actions/sessions.js")).revokeSessionsAction,
+  ),
 };
 
 const configurationMessage =

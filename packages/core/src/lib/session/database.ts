@@ -5,15 +5,22 @@
  * A session check is one `getSessionAndUser`. An expired session is deleted and its cookie
  * cleared. The expiry slides by `maxAge`, written at most once per `updateAge` (0 = on every
  * check); the cookie is re-sent only when the stored expiry moved, so both always agree.
+ *
+ * An adapter that lists sessions (`listSessionsByUserId`) also gets the session's metadata at
+ * creation (when, how, from which client) and `lastSeenAt` with each expiry write, so recording
+ * it costs no extra write. An adapter without it (one written for Auth.js) gets exactly the
+ * fields Auth.js sends: an ORM could refuse columns it does not have.
  */
 import type { Context } from "../context.js";
 import { expireCookie } from "../cookies.js";
 import { SessionTokenError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
 import type { Cookie } from "../types/config.js";
-import type { Adapter, AdapterSession, AdapterUser } from "../types/models.js";
+import type { Account, Adapter, AdapterSession, AdapterUser } from "../types/models.js";
+import type { SessionMetadata } from "../types/sessions.js";
 import { clientSession } from "./callback.js";
 import type { SessionCheck } from "./jwt.js";
+import { requestClient } from "./revocation.js";
 
 function adapterOf(ctx: Context): Required<Adapter> {
   // Configuration checks guarantee the session methods exist under the database strategy.
@@ -69,9 +76,11 @@ export async function checkDatabaseSession(
   const now = Date.now();
   if (stored.expires.valueOf() - maxAge * 1000 + updateAge * 1000 <= now) {
     const expires = new Date(now + maxAge * 1000);
-    const updated = await adapterOf(ctx).updateSession({
+    const adapter = adapterOf(ctx);
+    const updated = await adapter.updateSession({
       sessionToken: stored.sessionToken,
       expires,
+      ...(recordsMetadata(adapter) ? { lastSeenAt: new Date(now) } : {}),
     });
     stored = { ...stored, ...(updated ?? {}), expires: updated?.expires ?? expires };
     cookies.push(sessionCookie(ctx, stored));
@@ -90,15 +99,37 @@ export async function checkDatabaseSession(
   return { session, cookies };
 }
 
+/** Whether the adapter takes session metadata: it lists sessions, so it has the fields. */
+function recordsMetadata(adapter: Adapter): boolean {
+  return typeof adapter.listSessionsByUserId === "function";
+}
+
 /** Creates the session row after a sign-in and returns its cookie. */
-export async function issueDatabaseSession(ctx: Context, user: AdapterUser): Promise<Cookie[]> {
+export async function issueDatabaseSession(
+  ctx: Context,
+  user: AdapterUser,
+  account: Account | null,
+): Promise<Cookie[]> {
   const { session } = ctx.config;
-  const created = await adapterOf(ctx).createSession({
+  const adapter = adapterOf(ctx);
+  const now = new Date();
+  const row = {
     sessionToken: session.generateSessionToken(),
     userId: user.id,
-    expires: new Date(Date.now() + session.maxAge * 1000),
-  });
+    expires: new Date(now.valueOf() + session.maxAge * 1000),
+  };
+  const created = await adapter.createSession(
+    recordsMetadata(adapter) ? { ...row, ...sessionMetadata(ctx, account, now) } : row,
+  );
   return [sessionCookie(ctx, created)];
+}
+
+/** What a new session records about how and from where the user signed in. */
+function sessionMetadata(ctx: Context, account: Account | null, now: Date): SessionMetadata {
+  const provider = account?.provider ?? ctx.req.providerId ?? null;
+  const providerType =
+    account?.type ?? (provider ? ctx.config.providerById.get(provider)?.type : undefined) ?? null;
+  return { createdAt: now, lastSeenAt: now, provider, providerType, ...requestClient(ctx) };
 }
 
 /** Deletes the session row, fires `signOut` with it, and clears the cookie. */

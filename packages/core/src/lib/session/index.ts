@@ -5,8 +5,10 @@ import type { Context } from "../context.js";
 import { readChunked } from "../cookies.js";
 import { JWTSessionError } from "../errors.js";
 import type { Cookie } from "../types/config.js";
-import type { Account, AdapterUser, Profile, User } from "../types/models.js";
+import type { Account, AdapterUser, JWT, Profile, User } from "../types/models.js";
+import { publicSessionId } from "./ids.js";
 import { checkJwtSession, endJwtSession, issueJwtSession, type SessionCheck } from "./jwt.js";
+import { isRevoked, jwtSessionId, jwtSessionStart } from "./revocation.js";
 
 export type { SessionCheck } from "./jwt.js";
 
@@ -46,7 +48,7 @@ export function issueSession(
   },
 ): Promise<Cookie[]> {
   return isDatabase(ctx)
-    ? withDatabase((db) => db.issueDatabaseSession(ctx, params.user as AdapterUser))
+    ? withDatabase((db) => db.issueDatabaseSession(ctx, params.user as AdapterUser, params.account))
     : issueJwtSession(ctx, params);
 }
 
@@ -80,4 +82,54 @@ export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
     if (error instanceof JWTSessionError) return null;
     throw error;
   }
+}
+
+/** The request's session as the `sessions` actions need it: whose, and which. */
+export interface SessionRef {
+  userId: string;
+  /** The public id. */
+  sessionId: string;
+  /** The JWT, under the JWT strategy (to describe the current session when no store lists it). */
+  token?: JWT;
+  createdAt: Date | null;
+  expires: Date | null;
+}
+
+/**
+ * Who the request is signed in as, and with which session; null when signed out (or the session
+ * is expired or revoked). Extends and re-issues nothing: only the session check does that.
+ */
+export async function identifySession(ctx: Context): Promise<SessionRef | null> {
+  if (isDatabase(ctx)) {
+    const found = await withDatabase((db) => db.loadDatabaseSession(ctx));
+    if (!found || found === "expired") return null;
+    return {
+      userId: found.user.id,
+      sessionId: await publicSessionId(found.session.sessionToken),
+      createdAt: found.session.createdAt ?? null,
+      expires: found.session.expires,
+    };
+  }
+  const { config } = ctx;
+  const { name } = ctx.cookieOptions.sessionToken;
+  const value = readChunked(ctx.req.cookies, name);
+  if (!value) return null;
+  let token: JWT | null;
+  try {
+    token = await config.jwt.decode({ token: value, secret: config.secrets, salt: name });
+  } catch (error) {
+    if (error instanceof JWTSessionError) return null;
+    throw error;
+  }
+  if (!token || typeof token.sub !== "string" || token.sub === "") return null;
+  const { revocation } = config.session;
+  if (revocation && (await isRevoked(revocation, token))) return null;
+  const start = jwtSessionStart(token);
+  return {
+    userId: token.sub,
+    sessionId: jwtSessionId(token),
+    token,
+    createdAt: start > 0 ? new Date(start * 1000) : null,
+    expires: typeof token.exp === "number" ? new Date(token.exp * 1000) : null,
+  };
 }

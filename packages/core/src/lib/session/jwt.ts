@@ -5,6 +5,10 @@
  * callback changed the token, when the client sent an update, or when `updateAge` seconds have
  * passed since the token was issued (`updateAge: 0` re-issues on every check). Between re-issues
  * the session keeps the expiry it was issued with, and `expires` in the session says so.
+ *
+ * Every token carries a session id (`sid`) and its sign-in time (`auth_time`), set at issuance and
+ * kept across re-issues. With `session.revocation`, the check asks the revocation store once
+ * (after the decrypt, before the `jwt` callback); without it, it makes no call at all.
  */
 
 import type { Context } from "../context.js";
@@ -13,7 +17,10 @@ import { JWTSessionError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, JWT, Profile, Session, User } from "../types/models.js";
+import type { RevocationStore } from "../types/sessions.js";
 import { clientSession } from "./callback.js";
+import { LEGACY_SESSION_ID, newSessionId } from "./ids.js";
+import { forgetCachedChecks, isRevoked, jwtSessionId, recordJwtSession } from "./revocation.js";
 
 /** The result of a session check. */
 export interface SessionCheck {
@@ -62,6 +69,24 @@ export async function checkJwtSession(
   }
   if (!decoded) return { session: null, cookies: clear(ctx) };
 
+  const { revocation } = config.session;
+  if (revocation) {
+    let revoked: boolean;
+    try {
+      revoked = await isRevoked(revocation, decoded);
+    } catch (cause) {
+      // Fail closed, but keep the cookie: the store being down is not the client's doing.
+      config.logger.error(
+        new JWTSessionError("The revocation store could not be checked", { cause }),
+      );
+      return { session: null, cookies: [] };
+    }
+    if (revoked) {
+      await emit(config, "signOut", { token: decoded });
+      return { session: null, cookies: clear(ctx) };
+    }
+  }
+
   // Snapshot the claims only when a custom callback could change them (even in place).
   const before = config.identityJwtCallback ? undefined : JSON.stringify(decoded);
   let token: JWT | null | undefined;
@@ -85,7 +110,9 @@ export async function checkJwtSession(
   let cookies: Cookie[] = [];
   let expires: Date;
   if (reissue) {
+    keepSessionClaims(token, decoded);
     ({ cookies, expires } = await writeToken(ctx, token));
+    if (revocation) await recordJwtSession(ctx, token, expires);
   } else {
     expires = new Date((issuedAt + config.session.maxAge) * 1000);
   }
@@ -108,8 +135,9 @@ export async function issueJwtSession(
   params: { user: User; account: Account | null; profile?: Profile; isNewUser: boolean },
 ): Promise<Cookie[]> {
   const { user, account, profile, isNewUser } = params;
+  const session = { sid: newSessionId(), auth_time: Math.floor(Date.now() / 1000) };
   const token = await ctx.config.callbacks.jwt({
-    token: { name: user.name, email: user.email, picture: user.image, sub: user.id },
+    token: { name: user.name, email: user.email, picture: user.image, sub: user.id, ...session },
     user,
     account,
     profile,
@@ -117,7 +145,27 @@ export async function issueJwtSession(
     trigger: isNewUser ? "signUp" : "signIn",
   });
   if (token === null || token === undefined) return clear(ctx);
-  return (await writeToken(ctx, token)).cookies;
+  keepSessionClaims(token, session);
+  const written = await writeToken(ctx, token);
+  if (ctx.config.session.revocation) {
+    const provider = account?.provider ?? ctx.req.providerId ?? null;
+    const providerType =
+      account?.type ?? (provider ? ctx.config.providerById.get(provider)?.type : undefined) ?? null;
+    await recordJwtSession(ctx, token, written.expires, { provider, providerType });
+  }
+  return written.cookies;
+}
+
+/**
+ * Puts back the session claims a custom `jwt` callback dropped (one that builds a new object):
+ * the session id and sign-in time must survive every re-issue. A token from before session
+ * management has neither and gets none: it stays revocable only by the user's epoch.
+ */
+function keepSessionClaims(token: JWT, from: JWT): void {
+  if (token.sid === undefined && typeof from.sid === "string") token.sid = from.sid;
+  if (token.auth_time === undefined && typeof from.auth_time === "number") {
+    token.auth_time = from.auth_time;
+  }
 }
 
 /** Ends the JWT session: the `signOut` event gets the token, and every chunk is cleared. */
@@ -133,5 +181,27 @@ export async function endJwtSession(ctx: Context): Promise<Cookie[]> {
     config.logger.error(new SignOutError("The session token could not be decoded", { cause }));
   }
   await emit(config, "signOut", { token });
+  const { revocation } = config.session;
+  if (revocation && token) await revokeOwnToken(ctx, revocation.store, token);
   return clear(ctx);
+}
+
+/**
+ * Signing out revokes the token's session in the store, so a copy of the cookie kept elsewhere
+ * stops working too. A token without `sid` cannot be revoked alone; a failure is logged.
+ */
+async function revokeOwnToken(ctx: Context, store: RevocationStore, token: JWT): Promise<void> {
+  const userId = token.sub;
+  const sessionId = jwtSessionId(token);
+  if (typeof userId !== "string" || sessionId === LEGACY_SESSION_ID) return;
+  const exp = typeof token.exp === "number" ? token.exp * 1000 : 0;
+  const expires = new Date(Math.max(exp, Date.now() + ctx.config.session.maxAge * 1000));
+  try {
+    await store.revokeSession({ userId, sessionId, expires });
+    forgetCachedChecks(store);
+  } catch (cause) {
+    ctx.config.logger.error(
+      new SignOutError("The revocation store could not revoke the session", { cause }),
+    );
+  }
 }

@@ -24,7 +24,11 @@ export type AuthAction =
   | "callback"
   | "verify-request"
   | "error"
-  | "webauthn-options";
+  | "webauthn-options"
+  /** The signed-in user's sessions (a Gatehouse addition): GET lists them. */
+  | "sessions"
+  /** POST ends some of them: `{ id }`, `{ others: true }` or `{ all: true }`. */
+  | "sessions/revoke";
 
 /** Theme of the built-in pages. */
 export interface Theme {

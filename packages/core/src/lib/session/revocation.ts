@@ -1,0 +1,116 @@
+/**
+ * Instant revocation of JWT sessions: the one store call a JWT session check makes when
+ * `session.revocation` is set, its optional in-process cache, and what a JWT session records
+ * for listing. Nothing here runs without a revocation store.
+ */
+import type { Context } from "../context.js";
+import { AdapterError } from "../errors.js";
+import type { JWT } from "../types/models.js";
+import type {
+  RevocationOptions,
+  RevocationSessionRecord,
+  RevocationStore,
+} from "../types/sessions.js";
+import { clientIp, describeClient, truncateIp } from "./client.js";
+import { LEGACY_SESSION_ID } from "./ids.js";
+
+/** Most answers one store's cache holds; the oldest go first. */
+const CACHE_LIMIT = 10_000;
+
+interface Cached {
+  revoked: boolean;
+  until: number;
+}
+
+const caches = new WeakMap<RevocationStore, Map<string, Cached>>();
+
+/** The session id of a JWT: its `sid`, or {@link LEGACY_SESSION_ID} for a token without one. */
+export function jwtSessionId(token: JWT): string {
+  return typeof token.sid === "string" && token.sid !== "" ? token.sid : LEGACY_SESSION_ID;
+}
+
+/**
+ * When the session began (seconds): the `auth_time` claim set at sign-in and kept across
+ * re-issues, or `iat` for a token from before session management. A user's revocation epoch is
+ * compared with this, so a re-issue racing a revocation cannot outlive it.
+ */
+export function jwtSessionStart(token: JWT): number {
+  if (typeof token.auth_time === "number") return token.auth_time;
+  return typeof token.iat === "number" ? token.iat : 0;
+}
+
+/**
+ * Whether the store says the token's session is revoked: one store call, or none when a cached
+ * answer younger than `maxStaleness` exists. A token without a subject cannot be revoked.
+ */
+export async function isRevoked(options: RevocationOptions, token: JWT): Promise<boolean> {
+  const userId = token.sub;
+  if (typeof userId !== "string" || userId === "") return false;
+  const params = { userId, sessionId: jwtSessionId(token), issuedAt: jwtSessionStart(token) };
+  const staleness = options.maxStaleness ?? 0;
+  if (!(staleness > 0)) return options.store.check(params);
+
+  let cache = caches.get(options.store);
+  if (!cache) {
+    cache = new Map();
+    caches.set(options.store, cache);
+  }
+  const key = JSON.stringify([params.userId, params.sessionId, params.issuedAt]);
+  const now = Date.now();
+  const hit = cache.get(key);
+  if (hit && hit.until > now) return hit.revoked;
+  const revoked = await options.store.check(params);
+  cache.delete(key);
+  if (cache.size >= CACHE_LIMIT) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
+  cache.set(key, { revoked, until: now + staleness });
+  return revoked;
+}
+
+/** Forgets this process's cached answers for a store: a revocation made here applies at once. */
+export function forgetCachedChecks(store: RevocationStore): void {
+  caches.get(store)?.clear();
+}
+
+/** The client description and (with `session.recordIp`) the truncated address of the request. */
+export function requestClient(ctx: Context): { client: string | null; ip: string | null } {
+  const { headers } = ctx.req;
+  const ip = ctx.config.session.recordIp ? clientIp(headers, ctx.config.trustHost) : null;
+  return { client: describeClient(headers.get("user-agent")), ip: ip ? truncateIp(ip) : null };
+}
+
+/**
+ * Tells the store about a JWT session (at sign-in, and when the token is re-issued), if it keeps
+ * a list. Fields left `undefined` (the provider, on a re-issue) keep what the store has. A store
+ * failure is logged and does not fail the request: the session works, it is just not listed.
+ */
+export async function recordJwtSession(
+  ctx: Context,
+  token: JWT,
+  expires: Date,
+  signIn?: { provider: string | null; providerType: string | null },
+): Promise<void> {
+  const options = ctx.config.session.revocation;
+  const userId = token.sub;
+  if (!options?.store.recordSession || typeof userId !== "string" || userId === "") return;
+  const sessionId = jwtSessionId(token);
+  if (sessionId === LEGACY_SESSION_ID) return;
+  const record: RevocationSessionRecord = {
+    userId,
+    sessionId,
+    expires,
+    createdAt: new Date(jwtSessionStart(token) * 1000),
+    lastSeenAt: new Date(),
+    ...requestClient(ctx),
+    ...(signIn ?? {}),
+  };
+  try {
+    await options.store.recordSession(record);
+  } catch (cause) {
+    ctx.config.logger.error(
+      new AdapterError("The revocation store could not record the session", { cause }),
+    );
+  }
+}
