@@ -186,6 +186,12 @@ export async function emailCallback(
 
   const cookies = await issueSession(ctx, { user, account, isNewUser });
   await emit(ctx.config, "signIn", { user, account, isNewUser });
+  await recordSecurityEvent(ctx, {
+    type: "signIn",
+    userId: user.id,
+    provider: provider.id,
+    providerType: provider.type,
+  });
   const newUser = ctx.config.pages.newUser;
   const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
   return { ...redirectResult(location), cookies };
