@@ -93,7 +93,13 @@ export function MemoryRevocationStore(): InMemoryRevocationStore {
       if (record.expires.valueOf() <= now) return;
       const sessions = records.get(record.userId) ?? new Map<string, RevocationSessionRecord>();
       records.set(record.userId, sessions);
-      sessions.set(record.sessionId, structuredClone(record));
+      // Fields left undefined (the provider, when a re-issued token is recorded) keep their value.
+      const previous = sessions.get(record.sessionId);
+      const given = Object.entries(record).filter(([, value]) => value !== undefined);
+      sessions.set(
+        record.sessionId,
+        structuredClone({ ...previous, ...Object.fromEntries(given) }) as RevocationSessionRecord,
+      );
       sweep(now);
     },
     async listSessions(userId) {
