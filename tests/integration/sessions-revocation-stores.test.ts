@@ -239,6 +239,12 @@ for (const kind of [memory, pglite, postgres, redis]) {
       const listed = await store.listSessions(userId);
       expect(listed).toHaveLength(1);
       expect(listed[0]?.lastSeenAt?.getTime()).toBe(seen.getTime());
+      // A re-issue records no provider (undefined): the one from the sign-in is kept.
+      await store.recordSession({ ...first, provider: undefined, providerType: undefined });
+      expect((await store.listSessions(userId))[0]).toMatchObject({
+        provider: "github",
+        providerType: "oauth",
+      });
     });
 
     test("expired records are neither listed nor kept", async () => {

@@ -198,7 +198,9 @@ ON CONFLICT ("userId") DO UPDATE SET
     async recordSession(record) {
       if (record.expires.valueOf() <= Date.now()) return;
       const placeholders = RECORD_COLUMNS.map((_, i) => `$${i + 1}`).join(", ");
+      // A field left undefined (the provider, when a re-issued token is recorded) keeps its value.
       const updates = RECORD_COLUMNS.slice(2)
+        .filter((c) => record[c] !== undefined)
         .map((c) => `"${c}" = EXCLUDED."${c}"`)
         .join(", ");
       await run(

@@ -80,9 +80,19 @@ tidy(KEYS[2], KEYS[3])
 return 'ok'
 `);
 
-/** KEYS: records hash, expiry set. ARGV: prefix, session id, record JSON, expires (ms). */
+/**
+ * KEYS: records hash, expiry set. ARGV: prefix, session id, record JSON, expires (ms). Fields
+ * absent from the JSON (left undefined) keep their recorded value.
+ */
 const RECORD_SESSION = script(`${PRELUDE}
-redis.call('HSET', KEYS[1], ARGV[2], ARGV[3])
+local json = ARGV[3]
+local previous = redis.call('HGET', KEYS[1], ARGV[2])
+if previous then
+  local merged = cjson.decode(previous)
+  for field, value in pairs(cjson.decode(json)) do merged[field] = value end
+  json = cjson.encode(merged)
+end
+redis.call('HSET', KEYS[1], ARGV[2], json)
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[2])
 tidy(KEYS[1], KEYS[2])
 return 'ok'
