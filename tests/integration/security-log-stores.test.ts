@@ -124,7 +124,7 @@ const redis: StoreKind<LogStore> = {
       async dump() {
         const keys = (await keysUnder(main, `${prefix}security:`)).sort();
         const out: string[] = [];
-        for (const key of keys) out.push(key, ...(await main.zrange(key, 0, -1)));
+        for (const key of keys) out.push(key, ...(await main.zrange(key, "0", "-1")));
         return out.join("\n");
       },
       async close() {
