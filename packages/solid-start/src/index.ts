@@ -5,7 +5,14 @@
  * @module
  */
 
-export { type ListSecurityEventsOptions, listSecurityEvents } from "@gatehouse/core";
+export {
+  type ListSecurityEventsOptions,
+  listSecurityEvents,
+  listSessions,
+  type RevokeUserSessionsOptions,
+  revokeSession,
+  revokeUserSessions,
+} from "@gatehouse/core";
 export { AuthError, CredentialsSignin } from "@gatehouse/core/errors";
 export type {
   Account,
