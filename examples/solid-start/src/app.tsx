@@ -21,6 +21,12 @@ function Layout(props: ParentProps) {
           <A href="/profile" data-testid="nav-profile">
             Profile
           </A>
+          <A href="/sessions" data-testid="nav-sessions">
+            Sessions
+          </A>
+          <A href="/activity" data-testid="nav-activity">
+            Activity
+          </A>
         </nav>
       </header>
       <main>

@@ -9,7 +9,7 @@ import Nodemailer from "@gatehouse/solid-start/providers/nodemailer";
 import OIDC from "@gatehouse/solid-start/providers/oidc";
 import Passkey from "@gatehouse/solid-start/providers/passkey";
 import TikTok from "@gatehouse/solid-start/providers/tiktok";
-import { db } from "./db";
+import { db, revocationStore, securityEventStore } from "./db";
 import { hashPassword, verifyPassword } from "./password";
 
 /** The app's name and colours, also used by the built-in sign-in pages. */
@@ -58,10 +58,23 @@ function providers(): SolidAuthConfig["providers"] {
   return list;
 }
 
-/** The configuration: JWT sessions, accounts and passkeys stored in PostgreSQL (or PGlite). */
+/**
+ * JWT sessions by default; `AUTH_SESSION_STRATEGY=database` keeps them as rows in the database
+ * instead (the browser tests run the app both ways).
+ */
+export function sessionStrategy(): "jwt" | "database" {
+  return process.env.AUTH_SESSION_STRATEGY === "database" ? "database" : "jwt";
+}
+
+/**
+ * The configuration: sessions people can list and end (JWT sessions through the revocation
+ * store, database sessions as rows), a security activity log, and accounts and passkeys, all
+ * stored in PostgreSQL (or PGlite).
+ */
 export const authConfig: SolidAuthConfig = {
   adapter: PostgresAdapter(db),
-  session: { strategy: "jwt" },
+  session: { strategy: sessionStrategy(), revocation: { store: revocationStore } },
+  securityLog: { store: securityEventStore, retentionDays: 90 },
   experimental: { enableWebAuthn: true },
   providers: providers(),
   theme: { brandColor: BRAND.color, logo: BRAND.logo, buttonText: "#ffffff" },
@@ -73,6 +86,12 @@ export const authConfig: SolidAuthConfig = {
         if (typeof name === "string" && name.trim() !== "") token.name = name.trim().slice(0, 80);
       }
       return token;
+    },
+    session({ session, token, user }) {
+      // The user's id, for the pages that read the user's own sessions and activity.
+      const id = user?.id ?? token?.sub;
+      if (session.user && id) session.user.id = id;
+      return session;
     },
   },
   logger: {

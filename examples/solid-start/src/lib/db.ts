@@ -1,11 +1,17 @@
 /**
  * The app's database: embedded PGlite under `.data/pglite` by default, or the PostgreSQL server
  * of `DATABASE_URL`. Opened and migrated once per process, on first use (the server warms it at
- * start-up): Gatehouse's tables through @gatehouse/pg-adapter, then the app's own table of
- * password hashes, then (in demo mode only) the demo user.
+ * start-up): Gatehouse's tables through @gatehouse/pg-adapter (the adapter's, the revocation
+ * store's and the security log's), then the app's own table of password hashes, then (in demo
+ * mode only) the demo user.
  */
 import { resolve } from "node:path";
-import { migrate, type Queryable } from "@gatehouse/pg-adapter";
+import {
+  migrate,
+  PostgresRevocationStore,
+  PostgresSecurityEventStore,
+  type Queryable,
+} from "@gatehouse/pg-adapter";
 import { isDemo } from "./env";
 import { hashPassword } from "./password";
 
@@ -59,6 +65,8 @@ async function seed(client: Queryable): Promise<void> {
 async function start(): Promise<Queryable> {
   const client = await open();
   await migrate(client);
+  await PostgresRevocationStore(client).migrate();
+  await PostgresSecurityEventStore(client).migrate();
   await client.query(APP_SCHEMA);
   if (isDemo()) await seed(client);
   return client;
@@ -85,3 +93,9 @@ export const db: Database = {
     return (await client()).query(text, params);
   },
 };
+
+/** Revoked JWT sessions and the JWT sessions to list, kept in the database. */
+export const revocationStore = PostgresRevocationStore(db);
+
+/** The security activity log, kept in the database. */
+export const securityEventStore = PostgresSecurityEventStore(db);

@@ -2,7 +2,7 @@
  * Server data for the pages, as `query` functions: each runs on the server (`"use server"`)
  * during server rendering and behind a fetch on client navigation.
  */
-import { getSession, requireSession } from "@gatehouse/solid-start";
+import { getSession, listSecurityEvents, requireSession } from "@gatehouse/solid-start";
 import { query } from "@solidjs/router";
 import { getRequestEvent } from "solid-js/web";
 import { authConfig } from "./auth";
@@ -33,3 +33,25 @@ export const demoQuery = query(async () => {
   "use server";
   return isDemo() ? { email: DEMO_USER.email, password: DEMO_USER.password } : null;
 }, "demo");
+
+/**
+ * The signed-in user's recent security activity, newest first (redirects to `/` without a
+ * session). The `session` callback in ./auth.ts puts the user's id in the session.
+ */
+export const securityEventsQuery = query(async () => {
+  "use server";
+  const session = await requireSession(authConfig);
+  const userId = session.user.id;
+  if (!userId) return [];
+  const events = await listSecurityEvents(authConfig, userId, { limit: 20 });
+  return events.map((event) => ({
+    id: event.id,
+    type: event.type,
+    at: event.at.toISOString(),
+    provider: event.provider ?? null,
+    newClient: event.newClient ?? null,
+    client: event.client ?? null,
+    ip: event.ip ?? null,
+    reason: event.reason ?? null,
+  }));
+}, "security-events");

@@ -1,0 +1,55 @@
+import { createAsync } from "@solidjs/router";
+import { For, Show } from "solid-js";
+import { securityEventsQuery } from "~/lib/session";
+
+const LABELS: Record<string, string> = {
+  signIn: "Signed in",
+  signInFailed: "Failed sign-in attempt",
+  signOut: "Signed out",
+  sessionRevoked: "Session ended",
+  accountLinked: "Account linked",
+  emailVerified: "Email address verified",
+};
+
+/**
+ * "Recent security activity": the signed-in user's security log, newest first, read on the
+ * server by a query that calls `listSecurityEvents()` (signed out, the query sends you home).
+ */
+export default function Activity() {
+  const events = createAsync(() => securityEventsQuery(), { deferStream: true });
+  return (
+    <section class="card">
+      <h1>Recent security activity</h1>
+      <Show when={events()}>
+        {(list) => (
+          <Show
+            when={list().length > 0}
+            fallback={<p data-testid="activity-empty">Nothing recorded yet.</p>}
+          >
+            <ul class="sessions" data-testid="activity-list">
+              <For each={list()}>
+                {(event) => (
+                  <li data-testid="activity-row" data-type={event.type}>
+                    <strong>{LABELS[event.type] ?? event.type}</strong>
+                    <Show when={event.provider}> with {event.provider}</Show>
+                    <Show when={event.newClient}>
+                      {" "}
+                      <span class="tag">new browser</span>
+                    </Show>
+                    <br />
+                    <span class="muted">
+                      {new Date(event.at).toUTCString()}
+                      <Show when={event.client}> · {event.client}</Show>
+                      <Show when={event.ip}> · {event.ip}</Show>
+                      <Show when={event.reason}> · {event.reason}</Show>
+                    </span>
+                  </li>
+                )}
+              </For>
+            </ul>
+          </Show>
+        )}
+      </Show>
+    </section>
+  );
+}
