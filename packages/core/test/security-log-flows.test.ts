@@ -5,10 +5,13 @@
  */
 import { listSecurityEvents } from "@gatehouse/core";
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import Email from "@gatehouse/core/providers/email";
+import Passkey from "@gatehouse/core/providers/passkey";
 import { MemorySecurityEventStore } from "@gatehouse/core/security-log/memory";
 import type { AuthConfig, SecurityEvent } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
+import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
+import { SoftAuthenticator } from "./support/authenticator.js";
 import { emailWorld } from "./support/email-world.js";
 import { signInThrough, twoIdps } from "./support/oauth-flow.js";
 import { type OidcServer, startOidcProvider } from "./support/oidc-server.js";
@@ -105,5 +108,59 @@ describe("OpenID Connect sign-in", () => {
     expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=AccessDenied`);
     const [latest] = await listSecurityEvents(config, ownerOf("idp", "user-1")!);
     expect(latest).toMatchObject({ type: "signInFailed", provider: "idp", reason: "AccessDenied" });
+  });
+});
+
+describe("passkeys", () => {
+  test("a passkey added by a signed-in user is accountLinked; signing in with it is a passkey signIn", async () => {
+    const mailed: string[] = [];
+    const adapter = MemoryAdapter();
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter,
+      logger: recordingLogger(),
+      experimental: { enableWebAuthn: true },
+      securityLog: { store: MemorySecurityEventStore() },
+      providers: [
+        Passkey(),
+        Email({
+          sendVerificationRequest: ({ url }) => {
+            mailed.push(url);
+          },
+        }),
+      ],
+    };
+    const jar = new Jar();
+    const csrf = await csrfToken(config, jar);
+    await send(config, jar, "/auth/signin/email", {
+      form: { csrfToken: csrf, email: "owner@example.com" },
+    });
+    const link = new URL(mailed.at(-1)!);
+    await send(config, jar, `${link.pathname}${link.search}`);
+    const owner = (await adapter.getUserByEmail("owner@example.com"))!;
+
+    const ceremony = async (browser: Jar, action: "register" | "authenticate") => {
+      const answer = await send(config, browser, `/auth/webauthn-options/passkey?action=${action}`);
+      const { options } = (await answer.json()) as { options: never };
+      const data =
+        action === "register"
+          ? device.register(options, ORIGIN)
+          : device.authenticate(options, ORIGIN);
+      return send(config, browser, "/auth/callback/passkey", {
+        form: { action, data: JSON.stringify(data) },
+      });
+    };
+    const device = new SoftAuthenticator();
+    expect((await ceremony(jar, "register")).headers.get("location")).toBe(ORIGIN);
+    expect((await ceremony(new Jar(), "authenticate")).headers.get("location")).toBe(ORIGIN);
+
+    expect(summary(await listSecurityEvents(config, owner.id))).toEqual([
+      ["emailVerified", "email", "email"],
+      ["signIn", "email", "email"],
+      ["accountLinked", "passkey", "webauthn"],
+      ["signIn", "passkey", "webauthn"],
+      ["signIn", "passkey", "webauthn"],
+    ]);
   });
 });
