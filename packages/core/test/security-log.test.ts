@@ -238,6 +238,18 @@ describe("a failing store", () => {
   });
 });
 
+test("a prune that fails is one error line; the event is recorded and the sign-in goes on", async () => {
+  const store = MemorySecurityEventStore();
+  vi.spyOn(store, "prune").mockRejectedValue(new Error("timeout"));
+  const { config, logger } = await world({ securityLog: { store } });
+  const response = await signIn(config, new Jar());
+  expect(response.headers.get("location")).not.toContain("error=");
+  expect(loggedFailures(logger)).toEqual([
+    expect.objectContaining({ type: "AdapterError", message: expect.stringMatching(/pruned/) }),
+  ]);
+  expect((await store.list(alice.id, { limit: 10 })).map((e) => e.type)).toEqual(["signIn"]);
+});
+
 describe("listSecurityEvents", () => {
   async function seeded(count: number, retentionDays?: number) {
     const store = MemorySecurityEventStore();

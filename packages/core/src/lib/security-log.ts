@@ -106,11 +106,21 @@ export async function recordSecurityEvent(
       reason: input.reason ?? null,
     };
     await options.store.record(event);
-    await maybePrune(options, now);
   } catch (cause) {
     config.logger.error(
       new AdapterError(`The security log could not record a ${input.type} event`, { cause }),
     );
+    return;
+  }
+  await pruneQuietly(config, options);
+}
+
+/** {@link maybePrune}, with a failure logged as one line instead of thrown. */
+async function pruneQuietly(config: ResolvedConfig, options: SecurityLogOptions): Promise<void> {
+  try {
+    await maybePrune(options, Date.now());
+  } catch (cause) {
+    config.logger.error(new AdapterError("The security log could not be pruned", { cause }));
   }
 }
 
@@ -232,13 +242,8 @@ export async function listSecurityEvents(
     throw new TypeError("listSecurityEvents: before must be a valid Date");
   }
   if (typeof userId !== "string" || userId === "") return [];
-  const now = Date.now();
-  try {
-    await maybePrune(log, now);
-  } catch (cause) {
-    resolved.logger.error(new AdapterError("The security log could not be pruned", { cause }));
-  }
-  const oldest = now - retentionMs(log);
+  await pruneQuietly(resolved, log);
+  const oldest = Date.now() - retentionMs(log);
   const events = await log.store.list(userId, before ? { limit, before } : { limit });
   return events.filter((e) => e.at.getTime() >= oldest);
 }
