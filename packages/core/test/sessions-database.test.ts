@@ -1,6 +1,12 @@
-import { listSessions, revokeSession, revokeUserSessions } from "@gatehouse/core";
+import {
+  listSecurityEvents,
+  listSessions,
+  revokeSession,
+  revokeUserSessions,
+} from "@gatehouse/core";
 import type { Adapter } from "@gatehouse/core/adapters";
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { MemorySecurityEventStore } from "@gatehouse/core/security-log/memory";
 import type { AuthConfig } from "@gatehouse/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { agents, Browser, COOKIE, listed, sessionsConfig, users } from "./sessions-helpers.js";
@@ -254,5 +260,30 @@ describe("server API (database)", () => {
     const { listSessionsByUserId: _l, deleteSessionsByUserId: _d, ...adapter } = memory;
     const { config } = await setup({}, adapter as ReturnType<typeof MemoryAdapter>);
     await expect(listSessions(config, users.alice.id)).rejects.toThrow(/listSessionsByUserId/);
+  });
+});
+
+describe("security log (database)", () => {
+  test("each revocation is one sessionRevoked event with the public id and the reason", async () => {
+    const store = MemorySecurityEventStore();
+    const { browser, config, adapter } = await setup({ securityLog: { store } });
+    const laptop = await browser().signIn("alice");
+    const phone = await browser(agents.safariIphone).signIn("alice");
+    const phoneId = (await listed(phone)).current?.id;
+    await laptop.revoke({ id: phoneId });
+    await revokeUserSessions(config, users.alice.id);
+    const revoked = (await listSecurityEvents(config, users.alice.id)).filter(
+      (e) => e.type === "sessionRevoked",
+    );
+    expect(revoked.map((e) => [e.sessionId, e.reason])).toEqual([
+      [null, "revokedAllByServer"],
+      [phoneId, "revokedByUser"],
+    ]);
+    expect(revoked[1]?.client).toBe("Chrome 131 on macOS");
+    const text = JSON.stringify(revoked);
+    for (const token of [laptop.cookies.get(COOKIE), phone.cookies.get(COOKIE)]) {
+      expect(text).not.toContain(token ?? "-");
+    }
+    expect(await adapter.listSessionsByUserId(users.alice.id)).toEqual([]);
   });
 });

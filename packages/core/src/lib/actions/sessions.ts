@@ -8,6 +8,7 @@
 import type { Context } from "../context.js";
 import { AuthError, MissingCSRF } from "../errors.js";
 import { jsonResult, noStore } from "../response.js";
+import { recordSecurityEvent } from "../security-log.js";
 import { endSession, identifySession, type SessionRef } from "../session/index.js";
 import {
   listUserSessions,
@@ -131,18 +132,35 @@ async function revoke(ctx: Context, ref: SessionRef, asked: Revocation): Promise
   if ("id" in asked) {
     if (asked.id === ref.sessionId) {
       ctx.setCookies.push(...(await endSession(ctx)));
+      await recordSecurityEvent(ctx, {
+        type: "sessionRevoked",
+        userId: ref.userId,
+        sessionId: ref.sessionId,
+        reason: "revokedByUser",
+      });
       return 1;
     }
     if (!reachOthers) return 0;
-    return (await revokeUserSession(config, ref.userId, asked.id)) ? 1 : 0;
+    const cause = { source: ctx, reason: "revokedByUser" };
+    return (await revokeUserSession(config, ref.userId, asked.id, cause)) ? 1 : 0;
   }
   if ("others" in asked) {
     if (!reachOthers) return 0;
-    return revokeAllUserSessions(config, ref.userId, ref.sessionId);
+    const cause = { source: ctx, reason: "signOutOthers" };
+    return revokeAllUserSessions(config, ref.userId, ref.sessionId, cause);
   }
   // All: this browser's session first (its `signOut` event fires, its cookie is cleared), then
   // every other one.
   ctx.setCookies.push(...(await endSession(ctx)));
-  if (!reachOthers) return 1;
-  return 1 + (await revokeAllUserSessions(config, ref.userId));
+  const cause = { source: ctx, reason: "signOutEverywhere" };
+  if (!reachOthers) {
+    await recordSecurityEvent(ctx, {
+      type: "sessionRevoked",
+      userId: ref.userId,
+      sessionId: null,
+      reason: cause.reason,
+    });
+    return 1;
+  }
+  return 1 + (await revokeAllUserSessions(config, ref.userId, undefined, cause));
 }

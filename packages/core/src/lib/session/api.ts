@@ -43,7 +43,11 @@ export async function revokeSession(
   sessionId: string,
 ): Promise<boolean> {
   if (!validUserId(userId)) return false;
-  return revokeUserSession(resolveConfig(config), userId, sessionId);
+  const resolved = resolveConfig(config);
+  return revokeUserSession(resolved, userId, sessionId, {
+    source: resolved,
+    reason: "revokedByServer",
+  });
 }
 
 /** Options of {@link revokeUserSessions}. */
@@ -70,5 +74,9 @@ export async function revokeUserSessions(
   options: RevokeUserSessionsOptions = {},
 ): Promise<number> {
   if (!validUserId(userId)) return 0;
-  return revokeAllUserSessions(resolveConfig(config), userId, options.except);
+  const resolved = resolveConfig(config);
+  return revokeAllUserSessions(resolved, userId, options.except, {
+    source: resolved,
+    reason: "revokedAllByServer",
+  });
 }

@@ -5,9 +5,15 @@
  * Database sessions are rows: listing reads them (`listSessionsByUserId`), ending deletes them.
  * JWT sessions live in cookies: listing reads what the revocation store recorded, ending writes a
  * revocation the next check sees. Clients only ever see public session ids, never tokens.
+ *
+ * Every revocation is recorded in the security log (when it is on) as `sessionRevoked`, with the
+ * reason the caller gives (`revokedByUser`, `signOutOthers`, `signOutEverywhere` from the HTTP
+ * action; `revokedByServer`, `revokedAllByServer` from the server API).
  */
 import type { ResolvedConfig } from "../config.js";
+import type { Context } from "../context.js";
 import { AuthError, MissingAdapterMethods } from "../errors.js";
+import { recordSecurityEvent } from "../security-log.js";
 import type { Adapter, AdapterSession } from "../types/models.js";
 import type {
   RevocationSessionRecord,
@@ -19,6 +25,25 @@ import { isSessionId, publicSessionId } from "./ids.js";
 import { forgetCachedChecks } from "./revocation.js";
 
 const iso = (date: Date | null | undefined) => (date ? new Date(date).toISOString() : null);
+
+/** Who asked for a revocation, for the security log: the request (its client) or the server. */
+export interface RevocationCause {
+  source: Context | ResolvedConfig;
+  reason: string;
+}
+
+function logRevocation(
+  cause: RevocationCause,
+  userId: string,
+  sessionId: string | null,
+): Promise<void> {
+  return recordSecurityEvent(cause.source, {
+    type: "sessionRevoked",
+    userId,
+    sessionId,
+    reason: cause.reason,
+  });
+}
 
 /** A session as its user sees it; `current` is set by the HTTP action. */
 export function sessionInfo(
@@ -129,12 +154,14 @@ export async function revokeUserSession(
   config: ResolvedConfig,
   userId: string,
   sessionId: string,
+  cause: RevocationCause,
 ): Promise<boolean> {
   if (!isSessionId(sessionId)) return false;
   if (config.session.strategy === "database") {
     const found = (await liveRows(config, userId)).find((s) => s.id === sessionId);
     if (!found) return false;
     await config.adapter?.deleteSession?.(found.row.sessionToken);
+    await logRevocation(cause, userId, sessionId);
     return true;
   }
   const store = revocationStore(config);
@@ -147,6 +174,7 @@ export async function revokeUserSession(
   }
   await store.revokeSession({ userId, sessionId, expires });
   forgetCachedChecks(store);
+  await logRevocation(cause, userId, sessionId);
   return true;
 }
 
@@ -157,7 +185,18 @@ export async function revokeUserSession(
 export async function revokeAllUserSessions(
   config: ResolvedConfig,
   userId: string,
-  except?: string,
+  except: string | undefined,
+  cause: RevocationCause,
+): Promise<number> {
+  const ended = await endAll(config, userId, except);
+  await logRevocation(cause, userId, null);
+  return ended;
+}
+
+async function endAll(
+  config: ResolvedConfig,
+  userId: string,
+  except: string | undefined,
 ): Promise<number> {
   if (config.session.strategy === "database") {
     const adapter = sessionAdapter(config);
