@@ -77,7 +77,11 @@ export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
       secret: ctx.config.secrets,
       salt: name,
     });
-    return token?.sub ? await adapter.getUser(token.sub) : null;
+    if (!token?.sub) return null;
+    // A revoked session links nothing to its user.
+    const { revocation } = ctx.config.session;
+    if (revocation && (await isRevoked(revocation, token))) return null;
+    return await adapter.getUser(token.sub);
   } catch (error) {
     if (error instanceof JWTSessionError) return null;
     throw error;
