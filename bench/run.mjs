@@ -341,6 +341,11 @@ async function main() {
   try {
     await ioScenarios(out, provider, log);
     await storeScenarios(out, provider, log);
+    await (await import("./revocation.mjs")).revocationScenarios(out, {
+      budgetMs,
+      warmupMs: storeWarmupMs,
+      log,
+    });
   } finally {
     provider.stop();
   }
