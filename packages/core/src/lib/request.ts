@@ -59,9 +59,6 @@ const methods: Record<
   "sessions/revoke": { get: false, post: true, provider: "no" },
 };
 
-/** Actions named by two path segments (`sessions/revoke`): the second is no provider id. */
-const nested: Readonly<Record<string, readonly string[]>> = { sessions: ["revoke"] };
-
 /** Whether a string names an action of the protocol. */
 export function isAuthAction(action: string): action is AuthAction {
   return Object.hasOwn(methods, action);
@@ -186,15 +183,15 @@ export async function parseRequest(request: Request, basePath: string): Promise<
   } catch {
     throw new RequestRejection(400, "BadRequest", "The request URL is not valid");
   }
-  const segments = splitPath(url.pathname, basePath) ?? [];
-  const [first, second] = segments;
-  // `sessions/revoke` is one action over two segments; a slash inside one segment is no action.
-  if (first !== undefined && second !== undefined && nested[first]?.includes(second)) {
-    segments.splice(0, 2, `${first}/${second}`);
-  } else if (first?.includes("/")) {
-    throw new RequestRejection(400, "UnknownAction", "No action matches this path");
+  const segments = splitPath(url.pathname, basePath);
+  let [name, providerSegment, ...rest] = segments ?? [];
+  if (name === "sessions" && providerSegment === "revoke") {
+    // One action over two segments; the second is no provider id.
+    [name, providerSegment] = ["sessions/revoke", rest.shift()];
+  } else if (name === "sessions/revoke") {
+    // `sessions%2Frevoke`: one segment with a slash in it is no action.
+    name = undefined;
   }
-  const [name, providerSegment, ...rest] = segments;
   if (!name || !isAuthAction(name) || rest.length > 0) {
     throw new RequestRejection(400, "UnknownAction", "No action matches this path");
   }
