@@ -190,6 +190,25 @@ describe("instant revocation of JWT sessions", () => {
   });
 });
 
+describe("recorded JWT sessions", () => {
+  test("a re-issue records lastSeenAt and keeps what the sign-in recorded", async () => {
+    const memory = MemoryRevocationStore();
+    const config = sessionsConfig({
+      session: { strategy: "jwt", updateAge: 0, revocation: { store: memory } },
+    });
+    const alice = await new Browser(config, agents.chromeMac).signIn("alice");
+    const [signedIn] = await memory.listSessions(users.alice.id);
+    expect(signedIn).toMatchObject({ provider: "credentials", client: "Chrome 131 on macOS" });
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 5000 });
+    await alice.session();
+    const [seen] = await memory.listSessions(users.alice.id);
+    expect(seen?.lastSeenAt?.valueOf()).toBe(Date.now());
+    expect(seen).toMatchObject({ provider: "credentials", providerType: "credentials" });
+    expect(seen?.createdAt).toEqual(signedIn?.createdAt);
+    expect(seen?.expires.valueOf()).toBeGreaterThan(signedIn?.expires.valueOf() ?? 0);
+  });
+});
+
 describe("GET /sessions and POST /sessions/revoke (JWT)", () => {
   test("lists the sessions the store recorded, with their metadata, the current one marked", async () => {
     const { browser } = setup({
