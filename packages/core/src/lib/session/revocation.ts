@@ -43,23 +43,31 @@ export function jwtSessionStart(token: JWT): number {
  * Whether the store says the token's session is revoked: one store call, or none when a cached
  * answer younger than `maxStaleness` exists. A token without a subject cannot be revoked.
  */
-export async function isRevoked(options: RevocationOptions, token: JWT): Promise<boolean> {
+export function isRevoked(options: RevocationOptions, token: JWT): Promise<boolean> {
   const userId = token.sub;
-  if (typeof userId !== "string" || userId === "") return false;
+  if (typeof userId !== "string" || userId === "") return Promise.resolve(false);
   const params = { userId, sessionId: jwtSessionId(token), issuedAt: jwtSessionStart(token) };
   const staleness = options.maxStaleness ?? 0;
+  // No async wrapper here: the check costs the store's own promise and nothing more.
   if (!(staleness > 0)) return options.store.check(params);
+  return cachedCheck(options.store, params, staleness);
+}
 
-  let cache = caches.get(options.store);
+async function cachedCheck(
+  store: RevocationStore,
+  params: { userId: string; sessionId: string; issuedAt: number },
+  staleness: number,
+): Promise<boolean> {
+  let cache = caches.get(store);
   if (!cache) {
     cache = new Map();
-    caches.set(options.store, cache);
+    caches.set(store, cache);
   }
   const key = JSON.stringify([params.userId, params.sessionId, params.issuedAt]);
   const now = Date.now();
   const hit = cache.get(key);
   if (hit && hit.until > now) return hit.revoked;
-  const revoked = await options.store.check(params);
+  const revoked = await store.check(params);
   cache.delete(key);
   if (cache.size >= CACHE_LIMIT) {
     const oldest = cache.keys().next();
