@@ -6,11 +6,13 @@
  * (the revocation store) and once with database sessions (`AUTH_SESSION_STRATEGY=database`), on
  * two instances of the app started side by side.
  */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Demo } from "../../examples/solid-start/scripts/demo.mjs";
 import { chromiumPath, launch } from "./chromium.js";
-import { DEMO_ACCOUNT, removeDataDir, startExample } from "./example-app.js";
+import { DEMO_ACCOUNT, removeDataDir, startExample, tmpDir } from "./example-app.js";
 
 type App = Demo & { dataDir: string };
 const strategies = ["jwt", "database"] as const;
@@ -76,6 +78,13 @@ describe.skipIf(!chromiumPath)(
       return { current, others: all.filter((id) => id !== current) };
     }
 
+    /** Keeps a screenshot under .tmp/screenshots, for a look at the pages. */
+    async function keepScreenshot(page: Page, name: string): Promise<void> {
+      const dir = join(tmpDir, "screenshots");
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, name), await page.screenshot({ fullPage: true }));
+    }
+
     async function hasSessionCookie(page: Page): Promise<boolean> {
       return (await page.context().cookies()).some((c) => c.name.endsWith("session-token"));
     }
@@ -98,6 +107,7 @@ describe.skipIf(!chromiumPath)(
         // Each browser sees both sessions, its own marked; the ids are public ids, not tokens.
         const seenBySecond = await openSessions(app, second, 2);
         const seenByFirst = await openSessions(app, first, 2);
+        await keepScreenshot(first, `sessions-${strategy}.png`);
         expect(seenByFirst.others).toEqual([seenBySecond.current]);
         expect(seenBySecond.others).toEqual([seenByFirst.current]);
         const cookies = await second.context().cookies();
@@ -153,6 +163,7 @@ describe.skipIf(!chromiumPath)(
         expect(types).toContain("signIn");
         expect(types).toContain("sessionRevoked");
         expect(types.indexOf("sessionRevoked")).toBeLessThan(types.lastIndexOf("signIn"));
+        await keepScreenshot(first, `activity-${strategy}.png`);
 
         // Signed out, the activity page sends the visitor home.
         const response = await second.request.get(`${app.url}/activity`, { maxRedirects: 0 });

@@ -11,6 +11,16 @@ const LABELS: Record<string, string> = {
   emailVerified: "Email address verified",
 };
 
+/** The log's reason codes, in words; an unknown code is shown as it is. */
+const REASONS: Record<string, string> = {
+  revokedByUser: "ended from another browser",
+  signOutOthers: "signed out everywhere else",
+  signOutEverywhere: "signed out everywhere",
+  revokedByServer: "ended by the app",
+  revokedAllByServer: "all sessions ended by the app",
+  CredentialsSignin: "wrong email or password",
+};
+
 /**
  * "Recent security activity": the signed-in user's security log, newest first, read on the
  * server by a query that calls `listSecurityEvents()` (signed out, the query sends you home).
@@ -41,7 +51,9 @@ export default function Activity() {
                       {new Date(event.at).toUTCString()}
                       <Show when={event.client}> · {event.client}</Show>
                       <Show when={event.ip}> · {event.ip}</Show>
-                      <Show when={event.reason}> · {event.reason}</Show>
+                      <Show when={event.reason}>
+                        {(reason) => <> · {REASONS[reason()] ?? reason()}</>}
+                      </Show>
                     </span>
                   </li>
                 )}
