@@ -1,4 +1,4 @@
-import { listSessions, revokeSession, revokeUserSessions } from "@gatehouse/core";
+import { getSession, listSessions, revokeSession, revokeUserSessions } from "@gatehouse/core";
 import { decode, encode } from "@gatehouse/core/jwt";
 import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
 import type { AuthConfig, JWT, RevocationStore } from "@gatehouse/core/types";
@@ -107,6 +107,18 @@ describe("instant revocation of JWT sessions", () => {
     replay.cookies.set(COOKIE, stolen);
     expect(await replay.session()).toBeNull();
     expect(await laptop.session()).toMatchObject({ user: { email: users.alice.email } });
+  });
+
+  test("getSession on the server sees the revocation too, and deletes the cookie", async () => {
+    const { browser, config } = setup();
+    const alice = await browser().signIn("alice");
+    const request = () =>
+      new Request("http://localhost:3000/account", { headers: { cookie: alice.header() } });
+    expect(await getSession(request(), config)).not.toBeNull();
+    await revokeUserSessions(config, users.alice.id);
+    const onCookies = vi.fn();
+    expect(await getSession(request(), config, { onCookies })).toBeNull();
+    expect(onCookies.mock.calls[0]?.[0]?.[0]).toMatch(new RegExp(`^${COOKIE}=;`));
   });
 
   test("signing out revokes the token's session: a copy of the cookie no longer works", async () => {
