@@ -1,7 +1,9 @@
 /**
  * What a session records about its client: a short description from the User-Agent, and the
- * address truncated to its network (IPv4 /24, IPv6 /48). Pure functions over strings.
+ * address truncated to its network (IPv4 /24, IPv6 /48). Pure functions over strings, and the
+ * one that applies them to a request.
  */
+import type { Context } from "../context.js";
 
 const MAX_DESCRIPTION = 64;
 
@@ -126,4 +128,11 @@ export function clientIp(headers: Headers, trustHost: boolean): string | null {
   const forwarded = headers.get("x-forwarded-for");
   const first = forwarded?.split(",")[0]?.trim();
   return first || null;
+}
+
+/** The client description and (with `session.recordIp`) the truncated address of the request. */
+export function requestClient(ctx: Context): { client: string | null; ip: string | null } {
+  const { headers } = ctx.req;
+  const ip = ctx.config.session.recordIp ? clientIp(headers, ctx.config.trustHost) : null;
+  return { client: describeClient(headers.get("user-agent")), ip: ip ? truncateIp(ip) : null };
 }

@@ -19,8 +19,8 @@ import type { Cookie } from "../types/config.js";
 import type { Account, Adapter, AdapterSession, AdapterUser } from "../types/models.js";
 import type { SessionMetadata } from "../types/sessions.js";
 import { clientSession } from "./callback.js";
+import { requestClient } from "./client.js";
 import type { SessionCheck } from "./jwt.js";
-import { requestClient } from "./revocation.js";
 
 function adapterOf(ctx: Context): Required<Adapter> {
   // Configuration checks guarantee the session methods exist under the database strategy.

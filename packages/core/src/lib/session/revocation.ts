@@ -11,7 +11,7 @@ import type {
   RevocationSessionRecord,
   RevocationStore,
 } from "../types/sessions.js";
-import { clientIp, describeClient, truncateIp } from "./client.js";
+import { requestClient } from "./client.js";
 import { LEGACY_SESSION_ID } from "./ids.js";
 
 /** Most answers one store's cache holds; the oldest go first. */
@@ -80,13 +80,6 @@ async function cachedCheck(
 /** Forgets this process's cached answers for a store: a revocation made here applies at once. */
 export function forgetCachedChecks(store: RevocationStore): void {
   caches.get(store)?.clear();
-}
-
-/** The client description and (with `session.recordIp`) the truncated address of the request. */
-export function requestClient(ctx: Context): { client: string | null; ip: string | null } {
-  const { headers } = ctx.req;
-  const ip = ctx.config.session.recordIp ? clientIp(headers, ctx.config.trustHost) : null;
-  return { client: describeClient(headers.get("user-agent")), ip: ip ? truncateIp(ip) : null };
 }
 
 /**
