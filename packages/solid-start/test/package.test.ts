@@ -123,6 +123,7 @@ describe("the emitted package", () => {
       "client/base-path.js",
       "client/index.js",
       "client/session.js",
+      "client/sessions.js",
       "client/sign-in.js",
       "client/transport.js",
     ]);

@@ -184,7 +184,9 @@ export async function parseRequest(request: Request, basePath: string): Promise<
     throw new RequestRejection(400, "BadRequest", "The request URL is not valid");
   }
   const segments = splitPath(url.pathname, basePath);
-  let [name, providerSegment, ...rest] = segments ?? [];
+  const parts: (string | undefined)[] = segments ?? [];
+  let [name, providerSegment] = parts;
+  const rest = parts.slice(2);
   if (name === "sessions" && providerSegment === "revoke") {
     // One action over two segments; the second is no provider id.
     [name, providerSegment] = ["sessions/revoke", rest.shift()];
