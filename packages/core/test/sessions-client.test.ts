@@ -53,6 +53,10 @@ describe("describeClient", () => {
       "Mozilla/5.0 (X11; CrOS x86_64 14541.0.0) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36",
       "Chrome 131 on ChromeOS",
     ],
+    [
+      "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/156.0.0.0 Safari/537.36",
+      "Chrome 156 on Linux",
+    ],
     ["curl/8.5.0", "curl 8"],
     ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) SomethingNew/1.0", "Windows"],
     ["a-bot-of-its-own", "Unknown client"],

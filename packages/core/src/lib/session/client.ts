@@ -14,7 +14,7 @@ const browsers: ReadonlyArray<[name: string, pattern: RegExp]> = [
   ["Samsung Internet", /\bSamsungBrowser\/(\d+)/],
   ["Vivaldi", /\bVivaldi\/(\d+)/],
   ["Firefox", /\b(?:Firefox|FxiOS)\/(\d+)/],
-  ["Chrome", /\b(?:Chrome|CriOS)\/(\d+)/],
+  ["Chrome", /\b(?:Chrome|CriOS|HeadlessChrome)\/(\d+)/],
   ["Safari", /\bVersion\/(\d+)(?:[.\d]*)?(?: Mobile\/\S+)? Safari\//],
   ["curl", /^curl\/(\d+)/],
 ];
