@@ -24,6 +24,11 @@ export interface SessionMetadata {
    * `session.recordIp` is on.
    */
   ip?: string | null;
+  /**
+   * The OpenID provider's session id (the ID token's `sid`) at sign-in, so a back-channel logout
+   * naming it can end this session. JWT sessions carry it as the `psid` claim.
+   */
+  providerSid?: string | null;
 }
 
 /** A session as its user (and the server API) sees it. Never carries the session token. */
