@@ -20,6 +20,8 @@ const methodSet: Record<AdapterMethod, true> = {
   linkAccount: true,
   unlinkAccount: true,
   getAccount: true,
+  updateAccount: true,
+  lockAccount: true,
   listAccountsByUserId: true,
   createSession: true,
   getSessionAndUser: true,
@@ -45,6 +47,8 @@ export const adapterMethods = Object.keys(methodSet) as AdapterMethod[];
  */
 export const optionalMethods: ReadonlySet<AdapterMethod> = new Set<AdapterMethod>([
   "listAccountsByUserId",
+  "updateAccount",
+  "lockAccount",
   "listSessionsByUserId",
   "deleteSessionsByUserId",
 ]);

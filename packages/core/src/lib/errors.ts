@@ -32,6 +32,7 @@ export type ErrorType =
   | "OAuthCallbackError"
   | "OAuthProfileParseError"
   | "OAuthSignInError"
+  | "RefreshTokenError"
   | "SessionTokenError"
   | "SignOutError"
   | "UnknownAction"
@@ -174,6 +175,13 @@ export class OAuthProfileParseError extends AuthError {
 /** Starting the OAuth flow failed. */
 export class OAuthSignInError extends SignInError {
   override type: ErrorType = "OAuthSignInError";
+}
+/**
+ * The provider refused the account's refresh token (or there is none): the user must sign in
+ * again with the provider. The account stays marked (`error: "RefreshTokenError"`) until then.
+ */
+export class RefreshTokenError extends AuthError {
+  override type: ErrorType = "RefreshTokenError";
 }
 /** A database session could not be read. */
 export class SessionTokenError extends AuthError {

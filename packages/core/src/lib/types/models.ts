@@ -64,6 +64,11 @@ export interface Account {
   scope?: string;
   /** Always lowercase. */
   token_type?: Lowercase<string>;
+  /**
+   * Set to `"RefreshTokenError"` when the provider refused the stored refresh token
+   * (`invalid_grant`): the account needs a new sign-in, which clears the mark (docs/tokens.md).
+   */
+  error?: "RefreshTokenError" | null;
   [key: string]: unknown;
 }
 
@@ -221,6 +226,26 @@ export interface Adapter {
   ): Awaitable<AdapterAccount | undefined | void>;
   getAccount?(providerAccountId: string, provider: string): Awaitable<AdapterAccount | null>;
   /**
+   * Updates the stored account's fields given (a Gatehouse addition, optional; used by
+   * `getAccessToken` to store refreshed tokens). With `ifRefreshToken`, the write happens only if
+   * the stored `refresh_token` still equals it (compare-and-swap; `null` matches an account with
+   * no stored refresh token) and `null` is returned when it did not; returns the updated account
+   * otherwise, or `null` for an unknown account.
+   */
+  updateAccount?(
+    account: Partial<AdapterAccount> & Pick<AdapterAccount, "provider" | "providerAccountId">,
+    options?: { ifRefreshToken?: string | null },
+  ): Awaitable<AdapterAccount | null>;
+  /**
+   * Takes a short cross-process lock on an account (a Gatehouse addition, optional; used so
+   * that one process refreshes a token at a time): returns a release function, or `null` when
+   * another holder has it. The lock expires by itself after `ttlMs`.
+   */
+  lockAccount?(
+    key: { provider: string; providerAccountId: string },
+    ttlMs: number,
+  ): Awaitable<(() => Awaitable<void>) | null>;
+  /**
    * Every account linked to the user, in any order; `[]` for a user with none, or an unknown
    * user. A Gatehouse addition, absent from Auth.js's contract and optional: with it, an email
    * link that finds a user whose address is unproven tells whether that user really holds
@@ -277,10 +302,11 @@ export interface Adapter {
 /**
  * Every method of the contract, required and returning a promise: the shape of an adapter that
  * implements all of it. An adapter's own interface extends it to document (and narrow) what its
- * methods do.
+ * methods do. `updateAccount` and `lockAccount` (provider token refresh) stay optional here, so
+ * that an adapter adds them when it is ready.
  */
 export type CompleteAdapter = {
-  [K in keyof Adapter]-?: (
+  [K in Exclude<keyof Adapter, "updateAccount" | "lockAccount">]-?: (
     ...args: Parameters<NonNullable<Adapter[K]>>
   ) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>;
 };
