@@ -96,6 +96,26 @@ button{padding:.6rem;border:0;border-radius:6px;background:#1d4ed8;color:#fff;fo
 </form></body></html>`;
 }
 
+/** The provider's "sign out?" page for RP-initiated logout; `form` is oidc-provider's own form. */
+function logoutPage(form) {
+  return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Sign out of Gatehouse Demo ID</title>
+<style>
+body{font-family:system-ui,sans-serif;background:#f4f1ea;display:grid;place-items:center;min-height:100vh;margin:0}
+main{background:#fff;padding:2rem;border-radius:12px;box-shadow:0 2px 12px #0002;display:grid;gap:.8rem;width:20rem}
+h1{font-size:1.2rem;margin:0}p{margin:0;color:#555;font-size:.9rem}
+button{padding:.6rem;border:0;border-radius:6px;background:#1d4ed8;color:#fff;font:inherit;cursor:pointer}
+button.secondary{background:#e5e7eb;color:#111}
+</style></head><body><main>
+<h1>Sign out of Gatehouse Demo ID?</h1>
+<p>The app asks to end your session here too.</p>
+${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes" data-testid="oidc-logout">Yes, sign me out</button>
+<button type="submit" form="op.logoutForm" class="secondary" data-testid="oidc-stay">No, stay signed in</button>
+</main></body></html>`;
+}
+
 async function readForm(req) {
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
@@ -151,6 +171,7 @@ const TTL = {
   Interaction: 600,
   Session: 3600,
   Grant: 3600,
+  RefreshToken: 86400,
 };
 
 /**
@@ -183,18 +204,37 @@ export async function startOidcProvider({ port, appPort, basePath = "/api/auth" 
       {
         client_id: clientId,
         client_secret: clientSecret,
-        grant_types: ["authorization_code"],
+        grant_types: ["authorization_code", "refresh_token"],
         response_types: ["code"],
         redirect_uris: ["localhost", LOOPBACK].map(
           (host) => `http://${host}:${appPort}${basePath}/callback/oidc`,
         ),
+        // Where RP-initiated logout may send the browser back: the app, on either host name.
+        post_logout_redirect_uris: ["localhost", LOOPBACK].flatMap((host) => [
+          `http://${host}:${appPort}`,
+          `http://${host}:${appPort}/`,
+        ]),
       },
     ],
     jwks: { keys: [jwk] },
     cookies: { keys: [randomBytes(32).toString("base64url")] },
     claims: { openid: ["sub"], profile: ["name"], email: ["email", "email_verified"] },
     conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // "Sign out of the identity provider too": the end_session_endpoint, with a page of ours.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: (ctx, form) => {
+          ctx.type = "html";
+          ctx.body = logoutPage(form);
+        },
+      },
+    },
+    // Refresh tokens for the demo's client whatever the scopes asked (the app's getAccessToken
+    // demo renews with them), rotated on every use.
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed("refresh_token"),
+    rotateRefreshToken: true,
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     findAccount: (_ctx, sub) => ({
       accountId: sub,

@@ -218,6 +218,16 @@ describe("signOut", () => {
     expect(lastPost(browser.sent).url.pathname).toBe("/gate/signout");
     expect(browser.navigations).toEqual([]);
   });
+
+  test("federated is sent as the form's federated field only when given", async () => {
+    const browser = fakeBrowser(credentialsConfig());
+    await signOut({ redirect: false, federated: true });
+    expect(new URLSearchParams(lastPost(browser.sent).body).get("federated")).toBe("true");
+    await signOut({ redirect: false, federated: false });
+    expect(new URLSearchParams(lastPost(browser.sent).body).get("federated")).toBe("false");
+    await signOut({ redirect: false });
+    expect(new URLSearchParams(lastPost(browser.sent).body).has("federated")).toBe(false);
+  });
 });
 
 describe("createSession", () => {

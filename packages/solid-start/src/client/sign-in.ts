@@ -60,6 +60,13 @@ export interface SignOutOptions {
   redirect?: boolean;
   /** The auth route's base path for this call. */
   basePath?: string;
+  /**
+   * `true`: sign out of the identity provider too (RP-initiated logout: the server answers with
+   * the provider's end-session URL, which comes back to `redirectTo` afterwards). `false`: this
+   * app only, even when the provider makes federated sign-out its default. Default: the
+   * provider's choice. Sent as the `federated` field of the form.
+   */
+  federated?: boolean;
 }
 
 /** What {@link signOut} resolves to with `redirect: false`. */
@@ -174,14 +181,16 @@ export async function signOut(
 ): Promise<SignOutResult>;
 export async function signOut(options?: SignOutOptions): Promise<SignOutResult | undefined>;
 export async function signOut(options: SignOutOptions = {}): Promise<SignOutResult | undefined> {
-  const { redirectTo, callbackUrl, redirect = true, basePath } = options;
+  const { redirectTo, callbackUrl, redirect = true, basePath, federated } = options;
   const base = basePathOf(basePath);
   const location = browserLocation();
   const csrfToken = await fetchCsrfToken(base);
-  const outcome = await postForm(`${base}/signout`, {
+  const fields: Record<string, string> = {
     csrfToken,
     callbackUrl: redirectTo ?? callbackUrl ?? location.href,
-  });
+  };
+  if (federated !== undefined) fields.federated = String(federated);
+  const outcome = await postForm(`${base}/signout`, fields);
   if (outcome.url === undefined) {
     throw new Error(`The auth route answered ${outcome.status} to the sign-out`);
   }
