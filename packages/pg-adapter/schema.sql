@@ -30,6 +30,14 @@ CREATE TABLE IF NOT EXISTS "public"."accounts" (
 
 CREATE INDEX IF NOT EXISTS "accounts_userId_idx" ON "public"."accounts" ("userId");
 
+ALTER TABLE "public"."accounts" ADD COLUMN IF NOT EXISTS "error" text;
+
+CREATE TABLE IF NOT EXISTS "public"."account_locks" (
+  "key"     text PRIMARY KEY,
+  "holder"  text NOT NULL,
+  "expires" timestamptz NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS "public"."sessions" (
   "id"           text PRIMARY KEY DEFAULT gen_random_uuid()::text,
   "sessionToken" text NOT NULL,

@@ -48,6 +48,23 @@ export interface PostgresAdapterMethods extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (unique violation, SQLSTATE 23505) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /**
+   * One `UPDATE`: the token fields given (and `error`), leaving the others alone. With
+   * `ifRefreshToken` it writes only if the stored `refresh_token` still equals it (`null`: none
+   * stored), and returns `null` when it did not; `null` also for an unknown account.
+   */
+  updateAccount(
+    account: Partial<AdapterAccount> & Pick<AdapterAccount, "provider" | "providerAccountId">,
+    options?: { ifRefreshToken?: string | null },
+  ): Promise<AdapterAccount | null>;
+  /**
+   * A row in `account_locks`, taken by one `INSERT … ON CONFLICT` when absent or expired (the
+   * database's clock decides); the release deletes it only while it is still this holder's.
+   */
+  lockAccount(
+    key: Pick<AdapterAccount, "provider" | "providerAccountId">,
+    ttlMs: number,
+  ): Promise<(() => Promise<void>) | null>;
   /** One indexed query, ordered by provider and account id. */
   listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
   /** Returns the session's row `id`, as every method that returns a session does. */
@@ -167,6 +184,7 @@ export function PostgresAdapter(
   const sessions = `${s}."sessions"`;
   const tokens = `${s}."verification_tokens"`;
   const authenticators = `${s}."authenticators"`;
+  const locks = `${s}."account_locks"`;
 
   const named = isNodePostgres(client);
   const queue = serialized(client);
@@ -260,6 +278,50 @@ WHERE a."provider" = $1 AND a."providerAccountId" = $2`,
         [provider, providerAccountId],
       );
       return row ? toAccount(row) : null;
+    },
+    async updateAccount(patch, options = {}) {
+      const { set, params } = assignments(patch, accountFields, (column, value) =>
+        jsonAccountFields.has(column) && value !== null ? JSON.stringify(value) : value,
+      );
+      const cas = options.ifRefreshToken !== undefined;
+      const where = `"provider" = $1 AND "providerAccountId" = $2${
+        cas ? ` AND "refresh_token" IS NOT DISTINCT FROM $${params.length + 3}` : ""
+      }`;
+      // `assignments` numbers from $2; the key takes $1 and $2, so its numbers move up by one.
+      const shifted = set.replace(/\$(\d+)/g, (_, n) => `$${Number(n) + 1}`);
+      const rest = cas ? [...params, options.ifRefreshToken] : params;
+      const row = shifted
+        ? await one(`UPDATE ${accounts} SET ${shifted} WHERE ${where} RETURNING *`, [
+            patch.provider,
+            patch.providerAccountId,
+            ...rest,
+          ])
+        : await one(`SELECT * FROM ${accounts} WHERE ${where}`, [
+            patch.provider,
+            patch.providerAccountId,
+            ...(cas ? [options.ifRefreshToken] : []),
+          ]);
+      return row ? toAccount(row) : null;
+    },
+    async lockAccount({ provider, providerAccountId }, ttlMs) {
+      if (!(Number.isFinite(ttlMs) && ttlMs > 0)) fail("lockAccount needs a positive ttlMs");
+      const lockKey = JSON.stringify([provider, providerAccountId]);
+      const holder = crypto.randomUUID();
+      const row = await one(
+        `INSERT INTO ${locks} ("key", "holder", "expires")
+VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
+ON CONFLICT ("key") DO UPDATE SET "holder" = EXCLUDED."holder", "expires" = EXCLUDED."expires"
+WHERE ${locks}."expires" <= clock_timestamp()
+RETURNING "holder"`,
+        [lockKey, holder, Math.ceil(ttlMs)],
+      );
+      if (!row) return null;
+      let released = false;
+      return async () => {
+        if (released) return;
+        released = true;
+        await run(`DELETE FROM ${locks} WHERE "key" = $1 AND "holder" = $2`, [lockKey, holder]);
+      };
     },
     async listAccountsByUserId(userId) {
       // Served by the "accounts_userId_idx" index.

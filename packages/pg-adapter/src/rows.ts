@@ -39,6 +39,7 @@ const accountColumns = {
   scope: text,
   session_state: (v: unknown) => v,
   authorization_details: (v: unknown) => v,
+  error: text,
 } as const;
 
 /** Names of the optional account columns, in insert order. */

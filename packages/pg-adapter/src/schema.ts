@@ -38,6 +38,14 @@ function statements(s: string): string[] {
   CONSTRAINT "accounts_provider_account_key" UNIQUE ("provider", "providerAccountId")
 )`,
     `CREATE INDEX IF NOT EXISTS "accounts_userId_idx" ON ${s}."accounts" ("userId")`,
+    // Provider tokens (issue 13): the marker left after a refused refresh.
+    `ALTER TABLE ${s}."accounts" ADD COLUMN IF NOT EXISTS "error" text`,
+    // Short cross-process locks around a token refresh, one row per held lock.
+    `CREATE TABLE IF NOT EXISTS ${s}."account_locks" (
+  "key"     text PRIMARY KEY,
+  "holder"  text NOT NULL,
+  "expires" timestamptz NOT NULL
+)`,
     `CREATE TABLE IF NOT EXISTS ${s}."sessions" (
   "id"           text PRIMARY KEY DEFAULT gen_random_uuid()::text,
   "sessionToken" text NOT NULL,

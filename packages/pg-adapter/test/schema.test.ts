@@ -35,10 +35,11 @@ describe("schema SQL", () => {
     expect(sql).toMatch(/^CREATE SCHEMA IF NOT EXISTS "Auth_2";$/m);
     expect(sql).not.toMatch(/"public"/);
     const tables = [...sql.matchAll(/CREATE TABLE IF NOT EXISTS ("[^"]+")\."(\w+)"/g)];
-    expect(tables.map((m) => m[1])).toEqual(Array(5).fill('"Auth_2"'));
+    expect(tables.map((m) => m[1])).toEqual(Array(6).fill('"Auth_2"'));
     expect(tables.map((m) => m[2])).toEqual([
       "users",
       "accounts",
+      "account_locks",
       "sessions",
       "verification_tokens",
       "authenticators",

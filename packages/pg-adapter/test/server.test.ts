@@ -124,6 +124,7 @@ describe.skipIf(!serverReachable)("PostgreSQL server", () => {
         [schema],
       );
       expect(rows.map((r) => r.table_name)).toEqual([
+        "account_locks",
         "accounts",
         "authenticators",
         "sessions",

@@ -222,6 +222,96 @@ export function storeCases(name: string, open: () => Promise<Store>): void {
       );
     });
 
+    test("updateAccount writes the fields given; with ifRefreshToken only over that token", async () => {
+      const user = await newUser();
+      const account = await adapter.linkAccount({ ...newAccount(user.id), refresh_token: "r1" });
+      const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+      const updated = await adapter.updateAccount(
+        { ...key, access_token: "a2", refresh_token: "r2", expires_at: 1_900_000_000 },
+        { ifRefreshToken: "r1" },
+      );
+      expect(updated).toEqual({
+        ...account,
+        access_token: "a2",
+        refresh_token: "r2",
+        expires_at: 1_900_000_000,
+      });
+      // The second writer's token is stale: nothing written.
+      expect(
+        await adapter.updateAccount({ ...key, access_token: "a3" }, { ifRefreshToken: "r1" }),
+      ).toBeNull();
+      expect(await adapter.getAccount(key.providerAccountId, key.provider)).toEqual(updated);
+      // Without the condition, and with the marker a refused refresh leaves.
+      expect(await adapter.updateAccount({ ...key, error: "RefreshTokenError" })).toEqual({
+        ...updated,
+        error: "RefreshTokenError",
+      });
+      const cleared = await adapter.updateAccount({ ...key, error: null });
+      expect(cleared).toEqual(updated);
+      expect(cleared).not.toHaveProperty("error");
+      // `null` matches an account with no stored refresh token, and only that.
+      expect(
+        await adapter.updateAccount({ ...key, scope: "b" }, { ifRefreshToken: null }),
+      ).toBeNull();
+      const bare = await adapter.linkAccount(newAccount(user.id));
+      const bareKey = { provider: bare.provider, providerAccountId: bare.providerAccountId };
+      expect(
+        await adapter.updateAccount({ ...bareKey, scope: "a" }, { ifRefreshToken: null }),
+      ).toEqual({ ...bare, scope: "a" });
+      // No fields: the account as stored (or null when the condition fails).
+      expect(await adapter.updateAccount(key)).toEqual(updated);
+      expect(await adapter.updateAccount(key, { ifRefreshToken: "x" })).toBeNull();
+      expect(
+        await adapter.updateAccount({ provider: "race", providerAccountId: hex() }),
+      ).toBeNull();
+    });
+
+    test("20 concurrent compare-and-swap updates over one refresh token: exactly one writes", async () => {
+      const user = await newUser();
+      const account = await adapter.linkAccount({ ...newAccount(user.id), refresh_token: "old" });
+      const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          adapter.updateAccount({ ...key, refresh_token: `new-${i}` }, { ifRefreshToken: "old" }),
+        ),
+      );
+      const winners = results.filter((r) => r !== null);
+      expect(winners).toHaveLength(1);
+      const stored = await adapter.getAccount(key.providerAccountId, key.provider);
+      expect(stored?.refresh_token).toBe(winners[0]?.refresh_token);
+    });
+
+    test("lockAccount: one holder at a time, released by its holder, expires by itself", async () => {
+      const key = { provider: "race", providerAccountId: hex() };
+      const other = { provider: "race", providerAccountId: hex() };
+      const attempts = await Promise.all(
+        Array.from({ length: 10 }, () => adapter.lockAccount(key, 60_000)),
+      );
+      const held = attempts.filter((r) => r !== null);
+      expect(held).toHaveLength(1);
+      // Another account is not locked by it.
+      const release2 = await adapter.lockAccount(other, 60_000);
+      expect(release2).toBeTypeOf("function");
+      await release2?.();
+      await held[0]?.();
+      const again = await adapter.lockAccount(key, 200);
+      expect(again).toBeTypeOf("function");
+      expect(await adapter.lockAccount(key, 200)).toBeNull();
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      // Expired: the next caller takes it, and the old holder's late release leaves it alone.
+      const taken = await adapter.lockAccount(key, 60_000);
+      expect(taken).toBeTypeOf("function");
+      await again?.();
+      expect(await adapter.lockAccount(key, 60_000)).toBeNull();
+      await taken?.();
+      expect(
+        await count("account_locks", `"key" = $1`, [
+          JSON.stringify([key.provider, key.providerAccountId]),
+        ]),
+      ).toBe(0);
+      await expect(adapter.lockAccount(key, 0)).rejects.toThrow("positive ttlMs");
+    });
+
     test("deleteUser returns the user and removes what belongs to it", async () => {
       const user = await newUser();
       await adapter.linkAccount(newAccount(user.id));
