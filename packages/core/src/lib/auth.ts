@@ -53,6 +53,9 @@ const actions: Record<AuthAction, Action> = {
   "sessions/revoke": onFirstUse(
     async () => (await import("./actions/sessions.js")).revokeSessionsAction,
   ),
+  "backchannel-logout": onFirstUse(
+    async () => (await import("./actions/backchannel-logout.js")).backchannelLogout,
+  ),
 };
 
 const configurationMessage =

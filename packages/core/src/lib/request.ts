@@ -57,6 +57,8 @@ const methods: Record<
   "webauthn-options": { get: true, post: false, provider: "required" },
   sessions: { get: true, post: false, provider: "no" },
   "sessions/revoke": { get: false, post: true, provider: "no" },
+  // Server to server: the provider's signed logout token is the proof, there is no CSRF token.
+  "backchannel-logout": { get: false, post: true, provider: "required" },
 };
 
 /** Whether a string names an action of the protocol. */

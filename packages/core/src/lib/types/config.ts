@@ -28,7 +28,9 @@ export type AuthAction =
   /** The signed-in user's sessions (a Gatehouse addition): GET lists them. */
   | "sessions"
   /** POST ends some of them: `{ id }`, `{ others: true }` or `{ all: true }`. */
-  | "sessions/revoke";
+  | "sessions/revoke"
+  /** POST from an OpenID provider: OpenID Connect Back-Channel Logout 1.0 (`logout_token`). */
+  | "backchannel-logout";
 
 /** Theme of the built-in pages. */
 export interface Theme {

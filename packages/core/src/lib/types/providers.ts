@@ -87,6 +87,11 @@ export interface OAuthConfig<P extends Profile = Profile> extends CommonProvider
   redirectProxyUrl?: string;
   /** OIDC only: `false` reads the profile from the userinfo endpoint instead of the ID token. */
   idToken?: boolean;
+  /**
+   * OIDC only: sign-out also ends the session at the provider (RP-initiated logout, through its
+   * `end_session_endpoint`) unless the sign-out asks `federated: false`. Default: only when asked.
+   */
+  federatedLogout?: boolean;
   /** Replaces `fetch` for this provider's HTTP calls (proxies, logging, tests). */
   [customFetch]?: typeof fetch;
 }
