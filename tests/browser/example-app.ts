@@ -47,6 +47,8 @@ export function removeDataDir(dir: string): void {
 export interface StartExampleOptions {
   /** Environment of the app on top of the test's (`AUTH_SESSION_STRATEGY=database`, …). */
   env?: Record<string, string | undefined>;
+  /** Lifetime (seconds) of the local OpenID provider's access tokens. Default 600. */
+  oidcAccessTokenTtl?: number;
 }
 
 /**
@@ -62,6 +64,7 @@ export async function startExample(
     port: await freePort(),
     smtpPort: 0,
     oidcPort: 0,
+    oidcAccessTokenTtl: options.oidcAccessTokenTtl,
     dataDir,
     output: "pipe",
     env: {

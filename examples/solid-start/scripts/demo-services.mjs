@@ -177,10 +177,17 @@ const TTL = {
 /**
  * Starts the local OpenID provider on `port` (0 = any free port), with one confidential client
  * whose redirect URIs point at the app on `appPort` (`localhost` and `127.0.0.1`).
- * @param {{ port: number, appPort: number, basePath?: string }} options
+ * `accessTokenTtl` (seconds, default 600): shorter makes the app renew its access token sooner
+ * (the browser tests use it to see the refresh grant at work).
+ * @param {{ port: number, appPort: number, basePath?: string, accessTokenTtl?: number }} options
  * @returns {Promise<{ issuer: string, clientId: string, clientSecret: string, close(): Promise<void> }>}
  */
-export async function startOidcProvider({ port, appPort, basePath = "/api/auth" }) {
+export async function startOidcProvider({
+  port,
+  appPort,
+  basePath = "/api/auth",
+  accessTokenTtl = TTL.AccessToken,
+}) {
   let handle = (_req, res) => res.end();
   const server = createServer((req, res) => handle(req, res));
   await new Promise((resolve, reject) => {
@@ -199,7 +206,7 @@ export async function startOidcProvider({ port, appPort, basePath = "/api/auth" 
 
   const provider = new Provider(issuer, {
     adapter: memoryStorage(),
-    ttl: TTL,
+    ttl: { ...TTL, AccessToken: accessTokenTtl },
     clients: [
       {
         client_id: clientId,

@@ -33,6 +33,7 @@ async function waitUntilServing(url, child, timeoutMs) {
  * @param {{
  *   port: number, smtpPort?: number, oidcPort?: number, dataDir?: string,
  *   env?: Record<string, string | undefined>, output?: "inherit" | "pipe",
+ *   oidcAccessTokenTtl?: number,
  * }} options
  */
 export async function startDemo(options) {
@@ -69,6 +70,7 @@ export async function startDemo(options) {
       const oidc = await startOidcProvider({
         port: options.oidcPort ?? Number(env.DEMO_OIDC_PORT ?? 3100),
         appPort: options.port,
+        accessTokenTtl: options.oidcAccessTokenTtl,
       });
       closers.push(oidc.close);
       appEnv.AUTH_OIDC_ISSUER = oidc.issuer;
