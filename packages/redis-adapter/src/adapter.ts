@@ -21,6 +21,7 @@ import {
   GET_USER_BY_EMAIL,
   LIST_OWNED,
   LIST_SESSIONS,
+  RELEASE_LOCK,
   UNLINK_ACCOUNT,
   UPDATE_SESSION,
   UPDATE_USER,
@@ -55,6 +56,21 @@ export interface RedisAdapter extends CompleteAdapter {
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
   /** One round trip; sorted by provider, then account id; `[]` for an unknown user. */
   listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
+  /**
+   * Merges the fields given into the stored account (a `null` removes the field; the key fields,
+   * `id`, `userId` and `type` are never changed), written with a compare-and-set script. With
+   * `ifRefreshToken` it writes only if the stored `refresh_token` still equals it (`null`: none
+   * stored), and returns `null` when it did not; `null` also for an unknown account.
+   */
+  updateAccount(
+    account: Partial<AdapterAccount> & AccountKey,
+    options?: { ifRefreshToken?: string | null },
+  ): Promise<AdapterAccount | null>;
+  /**
+   * `SET lock NX PX ttlMs` with a random holder token; the release deletes the key only while it
+   * still holds that token, so a late release never frees another holder's lock.
+   */
+  lockAccount(key: AccountKey, ttlMs: number): Promise<(() => Promise<void>) | null>;
   /** The session key expires at `expires`. Rejects when the user does not exist. */
   createSession(session: AdapterSession): Promise<AdapterSession>;
   /** One round trip. `null` when the session is unknown or expired, or its user is gone. */
@@ -113,6 +129,15 @@ function expectOk(status: string | null, outcomes: Record<string, string>): void
 
 // Read-merge-write updates retry when another client changed the row in between.
 const ATTEMPTS = 16;
+/** What `updateAccount` never changes: the account's identity and owner. */
+const FIXED_ACCOUNT_FIELDS: ReadonlySet<string> = new Set([
+  "id",
+  "userId",
+  "type",
+  "provider",
+  "providerAccountId",
+]);
+
 const CONFLICT = Symbol("conflict");
 async function optimistic<T>(what: string, attempt: () => Promise<T | typeof CONFLICT>) {
   for (let i = 0; i < ATTEMPTS; i++) {
@@ -224,6 +249,44 @@ export function RedisAdapter(
     },
     async getAccount(providerAccountId, provider) {
       return decodeOrNull(await get(key.account(provider, providerAccountId)));
+    },
+    async updateAccount(patch, options = {}) {
+      const k = key.account(patch.provider, patch.providerAccountId);
+      return optimistic("account", async () => {
+        const before = await get(k);
+        if (before === null) return null;
+        const current = decode<AdapterAccount>(before);
+        if (
+          options.ifRefreshToken !== undefined &&
+          (current.refresh_token ?? null) !== options.ifRefreshToken
+        ) {
+          return null;
+        }
+        const merged: Record<string, unknown> = { ...current };
+        for (const [field, value] of Object.entries(patch)) {
+          if (value === undefined || FIXED_ACCOUNT_FIELDS.has(field)) continue;
+          if (value === null) delete merged[field];
+          else merged[field] = value;
+        }
+        const json = encode(merged);
+        const status = text(await run(COMPARE_AND_SET, [k], before, json));
+        if (status === "conflict") return CONFLICT;
+        expectOk(status, {});
+        return decode<AdapterAccount>(json);
+      });
+    },
+    async lockAccount({ provider, providerAccountId }, ttlMs) {
+      if (!(Number.isFinite(ttlMs) && ttlMs > 0)) fail("lockAccount needs a positive ttlMs");
+      const k = key.accountLock(provider, providerAccountId);
+      const holder = crypto.randomUUID();
+      const reply = await redis.send(["SET", k, holder, "NX", "PX", Math.ceil(ttlMs)]);
+      if (text(reply) === null) return null;
+      let released = false;
+      return async () => {
+        if (released) return;
+        released = true;
+        await run(RELEASE_LOCK, [k], holder);
+      };
     },
     async listAccountsByUserId(userId) {
       const rows = texts(await run(LIST_OWNED, [key.userAccounts(userId)], userId));

@@ -24,6 +24,8 @@ export function keyLayout(prefix: string) {
     userAuthenticators: (id: string) => `${user(id)}:authenticators`,
     account: (provider: string, providerAccountId: string) =>
       `${prefix}account:${segment(provider)}:${segment(providerAccountId)}`,
+    accountLock: (provider: string, providerAccountId: string) =>
+      `${prefix}lock:account:${segment(provider)}:${segment(providerAccountId)}`,
     session: (sessionToken: string) => `${prefix}session:${segment(sessionToken)}`,
     verificationToken: (identifier: string, token: string) =>
       `${prefix}verification:${segment(identifier)}:${segment(token)}`,

@@ -227,3 +227,9 @@ if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 'conflict' end
 redis.call('SET', KEYS[1], ARGV[3], 'KEEPTTL')
 return 'ok'
 `);
+
+/** KEYS: a lock. ARGV: prefix, the holder's token. Deletes the lock only while it is the holder's. */
+export const RELEASE_LOCK = lua(`
+if redis.call('GET', KEYS[1]) == ARGV[2] then redis.call('DEL', KEYS[1]) return 1 end
+return 0
+`);
