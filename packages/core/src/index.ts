@@ -15,4 +15,9 @@ export {
   revokeUserSessions,
 } from "./lib/session/api.js";
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export {
+  type AccessToken,
+  type GetAccessTokenOptions,
+  getAccessToken,
+} from "./lib/tokens/access-token.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

@@ -42,6 +42,17 @@ export interface InMemoryAdapter extends CompleteAdapter {
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
   listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
   deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
+  /**
+   * Merges the given fields into the stored account (`undefined` leaves a field alone; `userId`,
+   * `provider` and `providerAccountId` never change). With `ifRefreshToken`, only when the
+   * stored `refresh_token` still equals it (`null`: when none is stored); `null` otherwise.
+   */
+  updateAccount(
+    patch: Partial<AdapterAccount> & AccountKey,
+    options?: { ifRefreshToken?: string | null },
+  ): Promise<AdapterAccount | null>;
+  /** A lock per account, held until released or until `ttlMs` has passed. */
+  lockAccount(key: AccountKey, ttlMs: number): Promise<(() => Promise<void>) | null>;
   /** Reads stored rows directly, for assertions in tests. */
   readonly rows: MemoryAdapterRows;
   /** Deletes every row. */
@@ -88,6 +99,8 @@ export function MemoryAdapter(): InMemoryAdapter {
   const sessions = new Map<string, AdapterSession>();
   const tokens = new Map<string, VerificationToken>();
   const authenticators = new Map<string, AdapterAuthenticator>();
+  /** Held account locks: key → [owner, expiry in ms]. */
+  const locks = new Map<string, { owner: symbol; until: number }>();
 
   // An empty email means "no email" (SPEC: email defaults to ""): never unique, never found.
   const userByEmail = (email: string) =>
@@ -118,6 +131,7 @@ export function MemoryAdapter(): InMemoryAdapter {
     rows,
     clear() {
       for (const table of [users, accounts, sessions, tokens, authenticators]) table.clear();
+      locks.clear();
     },
 
     async createUser(user) {
@@ -172,6 +186,38 @@ export function MemoryAdapter(): InMemoryAdapter {
     },
     async listAccountsByUserId(userId) {
       return [...accounts.values()].filter((a) => a.userId === userId).map(copy);
+    },
+    async updateAccount(patch, options) {
+      const key = accountKey(patch);
+      const current = accounts.get(key);
+      if (!current) return null;
+      if (options && options.ifRefreshToken !== undefined) {
+        const stored = current.refresh_token ?? null;
+        if (stored !== options.ifRefreshToken) return null;
+      }
+      const updated: AdapterAccount = {
+        ...current,
+        ...defined(patch),
+        userId: current.userId,
+        provider: current.provider,
+        providerAccountId: current.providerAccountId,
+      };
+      // `error: null` clears the refresh marker, as a column set to NULL reads back absent.
+      if (patch.error === null) delete updated.error;
+      accounts.set(key, updated);
+      return copy(updated);
+    },
+    async lockAccount(key, ttlMs) {
+      const id = accountKey(key);
+      const now = Date.now();
+      const held = locks.get(id);
+      if (held && held.until > now) return null;
+      const owner = Symbol("lock");
+      locks.set(id, { owner, until: now + ttlMs });
+      return async () => {
+        // Releasing a lock that expired and was taken by another holder leaves theirs alone.
+        if (locks.get(id)?.owner === owner) locks.delete(id);
+      };
     },
 
     async createSession(session) {

@@ -1,0 +1,285 @@
+/**
+ * `getAccessToken()`: the provider access token of a signed-in user, refreshed with the stored
+ * refresh token when it is about to expire. One refresh per account at a time: in this process
+ * through a map of pending refreshes, across processes through the adapter's `lockAccount`; the
+ * new token set is written with a compare-and-swap on the old refresh token (`updateAccount`), so
+ * a rotated refresh token is stored once and an older set never overwrites a newer one.
+ */
+import * as oauth from "oauth4webapi";
+import { configLogger, resolveConfig } from "../config.js";
+import { Context } from "../context.js";
+import { parseCookies } from "../cookies.js";
+import {
+  AuthError,
+  InvalidProvider,
+  MissingAdapter,
+  MissingAdapterMethods,
+  RefreshTokenError,
+} from "../errors.js";
+import type { OAuthProvider } from "../oauth/provider.js";
+import { authorizationServer, client, httpOptions } from "../oauth/server.js";
+import { effectiveUrl } from "../origin.js";
+import type { RequestInternal } from "../request.js";
+import { identifySession } from "../session/index.js";
+import type { AuthConfig } from "../types/config.js";
+import type { Adapter, AdapterAccount } from "../types/models.js";
+
+/** Options of {@link getAccessToken}. */
+export interface GetAccessTokenOptions {
+  /** Refresh when the token expires within this many seconds (default 60). */
+  skew?: number;
+}
+
+/** What {@link getAccessToken} returns. */
+export interface AccessToken {
+  accessToken: string;
+  /** Seconds since the epoch; `null` when the provider gave no lifetime. */
+  expiresAt: number | null;
+  /** Lowercase, `"bearer"` unless the provider said otherwise. */
+  tokenType: string;
+}
+
+/** How long one process holds the cross-process refresh lock, at most. */
+const LOCK_TTL_MS = 15_000;
+/** How often a process that waits for another's refresh reads the stored account. */
+const POLL_MS = 50;
+
+type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
+const keyOf = (a: AccountKey) => JSON.stringify([a.provider, a.providerAccountId]);
+
+/** Refreshes under way in this process, per account. */
+const pending = new Map<string, Promise<AccessToken>>();
+
+const now = () => Math.floor(Date.now() / 1000);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function fresh(account: AdapterAccount, skew: number): boolean {
+  if (typeof account.access_token !== "string" || account.access_token === "") return false;
+  return typeof account.expires_at !== "number" || account.expires_at - skew > now();
+}
+
+function result(account: AdapterAccount): AccessToken {
+  return {
+    accessToken: account.access_token as string,
+    expiresAt: typeof account.expires_at === "number" ? account.expires_at : null,
+    tokenType: (account.token_type ?? "bearer").toLowerCase(),
+  };
+}
+
+function marked(account: AdapterAccount): boolean {
+  return account.error === "RefreshTokenError";
+}
+
+async function reread(adapter: Adapter, key: AccountKey): Promise<AdapterAccount | null> {
+  return (await adapter.getAccount?.(key.providerAccountId, key.provider)) ?? null;
+}
+
+/**
+ * The access token of the user's account with `providerId`, refreshed first when it expires
+ * within `skew` seconds. `from` is a request (its session names the user) or `{ userId }`.
+ *
+ * Resolves to `null` when the request has no session, or the user has no account with the
+ * provider. Throws {@link RefreshTokenError} when a new sign-in with the provider is needed: the
+ * token expired and there is no refresh token, or the provider refused it (`invalid_grant`;
+ * the account is then marked `error: "RefreshTokenError"` and fails fast until a new sign-in).
+ * A network failure or a 5xx answer is retried once; stored tokens are never deleted.
+ *
+ * Needs an adapter with `getAccount`, `listAccountsByUserId` and `updateAccount`
+ * (`lockAccount` too, for several processes). See docs/tokens.md.
+ *
+ * @example
+ * ```ts
+ * import { getAccessToken } from "@gatehouse/core";
+ * import type { AuthConfig } from "@gatehouse/core";
+ *
+ * declare const config: AuthConfig;
+ * declare const request: Request;
+ * const token = await getAccessToken(request, config, "github");
+ * if (token) await fetch("https://api.github.com/user", {
+ *   headers: { authorization: `Bearer ${token.accessToken}` },
+ * });
+ * ```
+ */
+export async function getAccessToken(
+  from: Request | { userId: string },
+  config: AuthConfig,
+  providerId: string,
+  options?: GetAccessTokenOptions,
+): Promise<AccessToken | null> {
+  let resolved: ReturnType<typeof resolveConfig>;
+  try {
+    resolved = resolveConfig(config);
+  } catch (error) {
+    configLogger(config).error(error as Error);
+    throw error;
+  }
+  const provider = resolved.providerById.get(providerId);
+  if (!provider || (provider.type !== "oauth" && provider.type !== "oidc")) {
+    throw new InvalidProvider(`No OAuth provider "${providerId}" is configured`);
+  }
+  const adapter = resolved.adapter;
+  if (!adapter) {
+    throw new MissingAdapter("getAccessToken needs an adapter that stores provider accounts");
+  }
+  if (!adapter.getAccount || !adapter.listAccountsByUserId || !adapter.updateAccount) {
+    throw new MissingAdapterMethods(
+      "getAccessToken needs the adapter methods getAccount, listAccountsByUserId and updateAccount",
+    );
+  }
+  const skew = options?.skew ?? 60;
+
+  let userId: string;
+  if (from instanceof Request) {
+    const ctx = new Context(internalRequest(from, resolved), resolved);
+    const ref = await identifySession(ctx);
+    if (!ref) return null;
+    userId = ref.userId;
+  } else {
+    userId = from.userId;
+  }
+
+  const accounts = await adapter.listAccountsByUserId(userId);
+  const account = accounts.find((a) => a.provider === providerId);
+  if (!account) return null;
+  if (marked(account)) {
+    throw new RefreshTokenError(`The "${providerId}" account needs a new sign-in`);
+  }
+  if (fresh(account, skew)) return result(account);
+
+  const key = keyOf(account);
+  let refresh = pending.get(key);
+  if (!refresh) {
+    refresh = refreshShared(adapter, provider as OAuthProvider, account, skew);
+    pending.set(key, refresh);
+    const clear = () => {
+      if (pending.get(key) === refresh) pending.delete(key);
+    };
+    refresh.then(clear, clear);
+  }
+  return refresh;
+}
+
+function internalRequest(
+  request: Request,
+  resolved: ReturnType<typeof resolveConfig>,
+): RequestInternal {
+  return {
+    url: effectiveUrl(new URL(request.url), request.headers, resolved.url, resolved.trustHost),
+    method: "GET",
+    action: "session",
+    providerId: undefined,
+    headers: request.headers,
+    cookies: parseCookies(request.headers.get("cookie")),
+    query: {},
+    body: undefined,
+    original: request,
+  };
+}
+
+/** One process's refresh of one account, under the adapter's lock when it has one. */
+async function refreshShared(
+  adapter: Adapter,
+  provider: OAuthProvider,
+  account: AdapterAccount,
+  skew: number,
+): Promise<AccessToken> {
+  if (!adapter.lockAccount) return refreshLocked(adapter, provider, account, skew);
+  const key: AccountKey = {
+    provider: account.provider,
+    providerAccountId: account.providerAccountId,
+  };
+  const deadline = Date.now() + LOCK_TTL_MS + 1_000;
+  for (;;) {
+    const release = await adapter.lockAccount(key, LOCK_TTL_MS);
+    if (release) {
+      try {
+        // Another process may have refreshed between our read and the lock.
+        const current = (await reread(adapter, key)) ?? account;
+        return await refreshLocked(adapter, provider, current, skew);
+      } finally {
+        await release();
+      }
+    }
+    // Another process refreshes: wait for its result in the store, bounded.
+    if (Date.now() > deadline) {
+      throw new AuthError("Timed out waiting for another process to refresh the access token");
+    }
+    await sleep(POLL_MS);
+    const stored = await reread(adapter, key);
+    if (!stored) throw new RefreshTokenError("The provider account no longer exists");
+    if (marked(stored)) throw new RefreshTokenError("The provider account needs a new sign-in");
+    if (fresh(stored, skew)) return result(stored);
+  }
+}
+
+async function refreshLocked(
+  adapter: Adapter,
+  provider: OAuthProvider,
+  account: AdapterAccount,
+  skew: number,
+): Promise<AccessToken> {
+  if (marked(account)) throw new RefreshTokenError("The provider account needs a new sign-in");
+  if (fresh(account, skew)) return result(account);
+  const old = account.refresh_token;
+  if (typeof old !== "string" || old === "") {
+    throw new RefreshTokenError(
+      `The "${provider.id}" access token expired and there is no refresh token`,
+    );
+  }
+  const key: AccountKey = {
+    provider: account.provider,
+    providerAccountId: account.providerAccountId,
+  };
+  let tokens: oauth.TokenEndpointResponse;
+  try {
+    tokens = await grant(provider, old);
+  } catch (cause) {
+    if (cause instanceof oauth.ResponseBodyError && cause.error === "invalid_grant") {
+      // Mark only if the stored token is still the one refused: a newer set stays usable.
+      await adapter.updateAccount!({ ...key, error: "RefreshTokenError" }, { ifRefreshToken: old });
+      throw new RefreshTokenError(`The "${provider.id}" provider refused the refresh token`, {
+        cause,
+      });
+    }
+    if (cause instanceof AuthError) throw cause;
+    const detail = cause instanceof oauth.ResponseBodyError ? ` (error=${cause.error})` : "";
+    throw new AuthError(`Refreshing the "${provider.id}" access token failed${detail}`, { cause });
+  }
+  const update: Partial<AdapterAccount> & AccountKey = {
+    ...key,
+    access_token: tokens.access_token,
+    token_type: tokens.token_type.toLowerCase() as Lowercase<string>,
+    refresh_token: tokens.refresh_token ?? old,
+    error: null,
+  };
+  if (typeof tokens.expires_in === "number") update.expires_at = now() + tokens.expires_in;
+  if (typeof tokens.scope === "string") update.scope = tokens.scope;
+  if (typeof tokens.id_token === "string") update.id_token = tokens.id_token;
+  const stored = await adapter.updateAccount!(update, { ifRefreshToken: old });
+  if (stored) return result(stored);
+  // Another writer stored a newer set first: it wins.
+  const current = await reread(adapter, key);
+  if (current && fresh(current, 0)) return result(current);
+  return result({ ...account, ...update } as AdapterAccount);
+}
+
+/** The refresh_token grant; a network failure or a 5xx answer is tried once more. */
+async function grant(provider: OAuthProvider, refreshToken: string) {
+  const as = await authorizationServer(provider);
+  const { client: c, auth } = client(provider);
+  const options = httpOptions(provider, as.token_endpoint);
+  for (let attempt = 1; ; attempt++) {
+    let response: Response;
+    try {
+      response = await oauth.refreshTokenGrantRequest(as, c, auth, refreshToken, options);
+    } catch (error) {
+      if (attempt < 2 && error instanceof TypeError) continue;
+      throw error;
+    }
+    if (response.status >= 500 && attempt < 2) {
+      await response.body?.cancel();
+      continue;
+    }
+    return oauth.processRefreshTokenResponse(as, c, response);
+  }
+}

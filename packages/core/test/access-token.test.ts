@@ -1,0 +1,271 @@
+/**
+ * `getAccessToken()` against a real OpenID provider (`oidc-provider` in-process) that issues
+ * refresh tokens and rotates them on every use: single flight, compare-and-swap storage of the
+ * rotated token, `invalid_grant`, and one retry after a 5xx.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { getAccessToken } from "@gatehouse/core";
+import type { AdapterAccount } from "@gatehouse/core/adapters";
+import { type InMemoryAdapter, MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import OIDC from "@gatehouse/core/providers/oidc";
+import type { AuthConfig } from "@gatehouse/core/types";
+import { exportJWK, generateKeyPair } from "jose";
+import Provider from "oidc-provider";
+import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";
+import { recordingLogger, SECRET } from "./helpers.js";
+
+const CLIENT = { id: "rp", secret: "rp-secret-0123456789abcdef0123456789" };
+const ACCOUNT_ID = "user-1";
+
+interface RefreshingProvider {
+  issuer: string;
+  provider: Provider;
+  /** How many refresh_token grants reached the token endpoint (failed injections excluded). */
+  refreshGrants: number;
+  /** The next N token requests answer HTTP 500. */
+  fail500: number;
+  close(): Promise<void>;
+}
+
+async function startRefreshingProvider(): Promise<RefreshingProvider> {
+  const server = createServer((req, res) => handle(req, res));
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
+  const jwk = { ...(await exportJWK(privateKey)), kid: "k1", alg: "RS256", use: "sig" };
+  const provider = new Provider(issuer, {
+    clients: [
+      {
+        client_id: CLIENT.id,
+        client_secret: CLIENT.secret,
+        grant_types: ["authorization_code", "refresh_token"],
+        response_types: ["code"],
+        redirect_uris: ["http://localhost:3000/auth/callback/oidc"],
+      },
+    ],
+    jwks: { keys: [jwk] },
+    cookies: { keys: ["access-token-test-cookie-key-0123456789"] },
+    scopes: ["openid", "offline_access"],
+    rotateRefreshToken: true,
+    features: { devInteractions: { enabled: false } },
+    findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
+    ttl: { AccessToken: 300, IdToken: 300, RefreshToken: 3600, Grant: 3600 },
+  });
+  const state: RefreshingProvider = {
+    issuer,
+    provider,
+    refreshGrants: 0,
+    fail500: 0,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+  const callback = provider.callback();
+  function handle(req: IncomingMessage, res: ServerResponse) {
+    if (req.url?.startsWith("/token") && req.method === "POST") {
+      if (state.fail500 > 0) {
+        state.fail500--;
+        req.resume();
+        res.writeHead(500, { "content-type": "application/json" });
+        res.end(JSON.stringify({ error: "server_error" }));
+        return;
+      }
+      state.refreshGrants++;
+    }
+    callback(req, res);
+  }
+  return state;
+}
+
+/** Mints a refresh token for `ACCOUNT_ID` directly in the provider's store. */
+async function mintRefreshToken(op: RefreshingProvider): Promise<string> {
+  const { provider } = op;
+  const grant = new provider.Grant({ accountId: ACCOUNT_ID, clientId: CLIENT.id });
+  grant.addOIDCScope("openid offline_access");
+  const grantId = await grant.save();
+  const client = await provider.Client.find(CLIENT.id);
+  const token = new provider.RefreshToken({
+    accountId: ACCOUNT_ID,
+    client: client!,
+    grantId,
+    scope: "openid offline_access",
+    gty: "authorization_code",
+  });
+  return token.save();
+}
+
+let op: RefreshingProvider;
+beforeAll(async () => {
+  op = await startRefreshingProvider();
+});
+afterAll(() => op.close());
+
+const key = { provider: "oidc", providerAccountId: ACCOUNT_ID };
+let adapter: InMemoryAdapter;
+let config: AuthConfig;
+let userId: string;
+
+beforeEach(async () => {
+  adapter = MemoryAdapter();
+  config = {
+    secret: SECRET,
+    trustHost: true,
+    logger: recordingLogger(),
+    adapter,
+    providers: [OIDC({ issuer: op.issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret })],
+  };
+  userId = crypto.randomUUID();
+  await adapter.createUser({ id: userId, email: "user-1@example.com", emailVerified: null });
+  op.refreshGrants = 0;
+  op.fail500 = 0;
+});
+
+async function linkExpired(refreshToken: string | undefined, extra: Partial<AdapterAccount> = {}) {
+  await adapter.linkAccount({
+    ...key,
+    userId,
+    type: "oidc",
+    access_token: "old-access-token",
+    token_type: "bearer",
+    expires_at: Math.floor(Date.now() / 1000) - 10,
+    ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
+    ...extra,
+  });
+}
+
+describe("getAccessToken", () => {
+  test("a token that is still fresh is returned without a grant", async () => {
+    await linkExpired("unused", { expires_at: Math.floor(Date.now() / 1000) + 3600 });
+    const token = await getAccessToken({ userId }, config, "oidc");
+    expect(token).toEqual({
+      accessToken: "old-access-token",
+      expiresAt: expect.any(Number),
+      tokenType: "bearer",
+    });
+    expect(op.refreshGrants).toBe(0);
+  });
+
+  test("a token within the skew is refreshed", async () => {
+    await linkExpired(await mintRefreshToken(op), {
+      expires_at: Math.floor(Date.now() / 1000) + 30,
+    });
+    const token = await getAccessToken({ userId }, config, "oidc", { skew: 60 });
+    expect(token?.accessToken).not.toBe("old-access-token");
+    expect(op.refreshGrants).toBe(1);
+  });
+
+  test("100 concurrent calls make exactly one refresh grant and share its token", async () => {
+    const first = await mintRefreshToken(op);
+    await linkExpired(first);
+    const results = await Promise.all(
+      Array.from({ length: 100 }, () => getAccessToken({ userId }, config, "oidc")),
+    );
+    expect(op.refreshGrants).toBe(1);
+    const tokens = new Set(results.map((r) => r?.accessToken));
+    expect(tokens.size).toBe(1);
+    const stored = adapter.rows.account(key)!;
+    expect(results[0]?.accessToken).toBe(stored.access_token);
+    expect(stored.access_token).not.toBe("old-access-token");
+    // Rotated: a new refresh token is stored, once.
+    expect(stored.refresh_token).toEqual(expect.any(String));
+    expect(stored.refresh_token).not.toBe(first);
+    expect(stored.expires_at).toBeGreaterThan(Date.now() / 1000 + 200);
+    // The stored rotated token works for the next refresh.
+    await adapter.updateAccount({ ...key, expires_at: 1 });
+    const next = await getAccessToken({ userId }, config, "oidc");
+    expect(next?.accessToken).not.toBe(stored.access_token);
+    expect(op.refreshGrants).toBe(2);
+  });
+
+  test("processes sharing an adapter lock: one refreshes, the other reads the stored result", async () => {
+    await linkExpired(await mintRefreshToken(op));
+    // A second "process": the same store, but its own config (so its own provider instance).
+    const other: AuthConfig = {
+      ...config,
+      providers: [OIDC({ issuer: op.issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret })],
+    };
+    const release = await adapter.lockAccount(key, 5_000);
+    expect(release).not.toBeNull();
+    // While the lock is held elsewhere, the call waits; the "holder" then stores a token.
+    const waiting = getAccessToken({ userId }, other, "oidc");
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const refreshToken = adapter.rows.account(key)!.refresh_token!;
+    await adapter.updateAccount(
+      {
+        ...key,
+        access_token: "stored-by-another-process",
+        expires_at: Math.floor(Date.now() / 1000) + 600,
+      },
+      { ifRefreshToken: refreshToken },
+    );
+    await release!();
+    expect(await waiting).toMatchObject({ accessToken: "stored-by-another-process" });
+    expect(op.refreshGrants).toBe(0);
+  });
+
+  test("a revoked refresh token throws RefreshTokenError, marks the account, keeps the tokens", async () => {
+    await linkExpired("not-a-token-the-provider-knows");
+    const error = await getAccessToken({ userId }, config, "oidc").catch((e: unknown) => e);
+    expect(error).toMatchObject({ name: "RefreshTokenError", type: "RefreshTokenError" });
+    expect(op.refreshGrants).toBe(1);
+    const stored = adapter.rows.account(key)!;
+    expect(stored).toMatchObject({
+      access_token: "old-access-token",
+      refresh_token: "not-a-token-the-provider-knows",
+      error: "RefreshTokenError",
+    });
+    // A marked account fails fast: no second grant.
+    await expect(getAccessToken({ userId }, config, "oidc")).rejects.toMatchObject({
+      type: "RefreshTokenError",
+    });
+    expect(op.refreshGrants).toBe(1);
+  });
+
+  test("an expired token without a refresh token throws RefreshTokenError", async () => {
+    await linkExpired(undefined);
+    await expect(getAccessToken({ userId }, config, "oidc")).rejects.toMatchObject({
+      type: "RefreshTokenError",
+    });
+    expect(op.refreshGrants).toBe(0);
+  });
+
+  test("a 5xx once is retried once and succeeds", async () => {
+    await linkExpired(await mintRefreshToken(op));
+    op.fail500 = 1;
+    const token = await getAccessToken({ userId }, config, "oidc");
+    expect(token?.accessToken).not.toBe("old-access-token");
+    expect(op.fail500).toBe(0);
+    expect(op.refreshGrants).toBe(1);
+  });
+
+  test("a 5xx twice fails without deleting or marking anything", async () => {
+    const refreshToken = await mintRefreshToken(op);
+    await linkExpired(refreshToken);
+    op.fail500 = 2;
+    const error = await getAccessToken({ userId }, config, "oidc").catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: "AuthError" });
+    expect(op.refreshGrants).toBe(0);
+    const stored = adapter.rows.account(key)!;
+    expect(stored).toMatchObject({ access_token: "old-access-token", refresh_token: refreshToken });
+    expect(stored.error).toBeUndefined();
+    // The next call, with the provider back, refreshes.
+    expect((await getAccessToken({ userId }, config, "oidc"))?.accessToken).not.toBe(
+      "old-access-token",
+    );
+  });
+
+  test("no account with the provider, or a signed-out request: null", async () => {
+    expect(await getAccessToken({ userId }, config, "oidc")).toBeNull();
+    const request = new Request("http://localhost:3000/");
+    expect(await getAccessToken(request, config, "oidc")).toBeNull();
+  });
+
+  test("an unknown provider id throws InvalidProvider", async () => {
+    await expect(getAccessToken({ userId }, config, "nope")).rejects.toMatchObject({
+      type: "InvalidProvider",
+    });
+  });
+});
