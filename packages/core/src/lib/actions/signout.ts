@@ -1,7 +1,10 @@
 import type { Context } from "../context.js";
+import { InvalidCallbackUrl } from "../errors.js";
+import type { OAuthProvider } from "../oauth/provider.js";
+import { authorizationServer } from "../oauth/server.js";
 import { redirectResult } from "../response.js";
 import { recordSecurityEvent, sessionSubject } from "../security-log.js";
-import { endSession } from "../session/index.js";
+import { endSession, identifySession } from "../session/index.js";
 import type { ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
 import { signOutPage } from "./pages.js";
@@ -10,10 +13,70 @@ import { signOutPage } from "./pages.js";
 export async function signOut(ctx: Context): Promise<ResponseInternal> {
   if (ctx.req.method === "GET") return signOutPage(ctx);
   await requireCsrf(ctx);
+  // Resolved before anything ends, but a refused URL is thrown only after the session is gone.
+  const callback = ctx.callbackUrl().then(
+    (url) => ({ url }),
+    (error: unknown) => ({ error }),
+  );
+  const federated = await federatedTarget(ctx);
   // End the session first: a refused callbackUrl must not leave the user signed in. The
   // deletions are queued on the context, so they also ride on an error redirect.
   const subject = await sessionSubject(ctx);
   ctx.setCookies.push(...(await endSession(ctx)));
   if (subject) await recordSecurityEvent(ctx, { type: "signOut", ...subject });
-  return redirectResult(await ctx.callbackUrl());
+  const resolved = await callback;
+  if ("error" in resolved) throw resolved.error;
+  if (!federated) return redirectResult(resolved.url);
+  // The provider sends the user back to the callback URL, checked like every callback URL and
+  // kept to this site's origin: the provider must not become an open redirect.
+  if (new URL(resolved.url).origin !== ctx.origin) {
+    throw new InvalidCallbackUrl("post_logout_redirect_uri must be on this site's origin");
+  }
+  const target = new URL(federated.endpoint);
+  if (federated.idToken) target.searchParams.set("id_token_hint", federated.idToken);
+  target.searchParams.set("post_logout_redirect_uri", resolved.url);
+  target.searchParams.set("client_id", federated.clientId);
+  return redirectResult(target.href);
+}
+
+function wantsFederated(ctx: Context, provider: OAuthProvider & { federatedLogout?: boolean }) {
+  const asked = ctx.req.body?.federated;
+  if (asked === true || asked === "true") return true;
+  if (asked === false || asked === "false") return false;
+  return provider.federatedLogout === true;
+}
+
+/**
+ * The provider's end-session endpoint and the ID token for the hint, when this sign-out also ends
+ * the session at the provider: the provider the session signed in with (the body's `provider`,
+ * else the one OIDC provider of the configuration) is OIDC, advertises `end_session_endpoint`,
+ * and the sign-out asks `federated: true` (or the provider's `federatedLogout` makes it the default).
+ */
+async function federatedTarget(
+  ctx: Context,
+): Promise<{ endpoint: string; idToken: string | undefined; clientId: string } | undefined> {
+  const named = ctx.req.body?.provider;
+  const oidc = [...ctx.config.providerById.values()].filter((p) => p.type === "oidc");
+  const provider = (
+    typeof named === "string"
+      ? oidc.find((p) => p.id === named)
+      : oidc.length === 1
+        ? oidc[0]
+        : undefined
+  ) as (OAuthProvider & { federatedLogout?: boolean }) | undefined;
+  if (!provider || !wantsFederated(ctx, provider)) return undefined;
+  const ref = await identifySession(ctx);
+  if (!ref) return undefined;
+  const as = await authorizationServer(provider);
+  const endpoint = as.end_session_endpoint;
+  if (typeof endpoint !== "string") return undefined;
+  let idToken: string | undefined;
+  const adapter = ctx.config.adapter;
+  if (adapter?.listAccountsByUserId) {
+    const accounts = await adapter.listAccountsByUserId(ref.userId);
+    const account = accounts.find((a) => a.provider === provider.id);
+    if (typeof account?.id_token === "string") idToken = account.id_token;
+  }
+  if (!idToken && typeof ref.token?.id_token === "string") idToken = ref.token.id_token;
+  return { endpoint, idToken, clientId: provider.clientId ?? "" };
 }
