@@ -75,6 +75,15 @@ export interface MikroOrmAdapterMethods extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Throws (a unique constraint violation) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /**
+   * One `UPDATE` of the columns given (never the account's identity or owner), then a read. With
+   * `ifRefreshToken` the update's condition includes the stored `refresh_token` (`null`: none
+   * stored), and `null` is returned when it did not match; `null` also for an unknown account.
+   */
+  updateAccount(
+    account: Partial<AdapterAccount> & AccountKey,
+    options?: { ifRefreshToken?: string | null },
+  ): Promise<AdapterAccount | null>;
   /** One query on the indexed `userId` column, ordered by provider and account id. */
   listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
   /** One query, joining the user. */
@@ -257,6 +266,26 @@ export function MikroOrmAdapter<
       run("getAccount", async (em) =>
         accounts(em).maybe(await em.findOne(AccountEntity, { provider, providerAccountId })),
       ),
+    updateAccount: (patch, options = {}) =>
+      run("updateAccount", async (em) => {
+        const rows = accounts(em);
+        const key = { provider: patch.provider, providerAccountId: patch.providerAccountId };
+        const data = rows.data(patch) as Record<string, unknown>;
+        for (const fixed of ["id", "user", "type", "provider", "providerAccountId"]) {
+          delete data[fixed];
+        }
+        const where =
+          options.ifRefreshToken === undefined
+            ? key
+            : { ...key, refresh_token: options.ifRefreshToken };
+        if (Object.keys(data).length === 0) {
+          return rows.maybe(await em.findOne(AccountEntity, where));
+        }
+        // One statement: of concurrent updates over one refresh token, one matches the row.
+        const changed = await em.nativeUpdate(AccountEntity, where, data);
+        if (changed === 0) return null;
+        return rows.maybe(await em.findOne(AccountEntity, key));
+      }),
     listAccountsByUserId: (userId) =>
       run("listAccountsByUserId", async (em) => {
         const rows = accounts(em);

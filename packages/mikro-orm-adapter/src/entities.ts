@@ -54,6 +54,8 @@ export class Account {
   declare id_token?: string | null;
   declare session_state?: unknown;
   declare authorization_details?: AuthorizationDetails[] | null;
+  /** `"RefreshTokenError"` after the provider refused the refresh token; `null` otherwise. */
+  declare error?: "RefreshTokenError" | null;
   /** The id of {@link Account.user}, without loading the user. */
   get userId(): string {
     return userIdOf(this);
@@ -261,6 +263,7 @@ export function defineGatehouseEntities<
     id_token: text("id_token"),
     session_state: { type: "json", fieldName: "session_state", nullable: true },
     authorization_details: { type: "json", fieldName: "authorization_details", nullable: true },
+    error: text("error"),
   });
   set.Account.addUnique({
     name: "accounts_provider_account_key",
