@@ -19,5 +19,8 @@ export {
   type AccessToken,
   type GetAccessTokenOptions,
   getAccessToken,
+  PROVIDER_TOKENS_CLAIM,
+  type ProviderTokens,
+  storeProviderTokens,
 } from "./lib/tokens/access-token.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

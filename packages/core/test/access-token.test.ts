@@ -5,9 +5,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { getAccessToken } from "@gatehouse/core";
+import { getAccessToken, PROVIDER_TOKENS_CLAIM, storeProviderTokens } from "@gatehouse/core";
 import type { AdapterAccount } from "@gatehouse/core/adapters";
 import { type InMemoryAdapter, MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { decode, encode } from "@gatehouse/core/jwt";
 import OIDC from "@gatehouse/core/providers/oidc";
 import type { AuthConfig } from "@gatehouse/core/types";
 import { exportJWK, generateKeyPair } from "jose";
@@ -266,6 +267,97 @@ describe("getAccessToken", () => {
   test("an unknown provider id throws InvalidProvider", async () => {
     await expect(getAccessToken({ userId }, config, "nope")).rejects.toMatchObject({
       type: "InvalidProvider",
+    });
+  });
+});
+
+describe("getAccessToken under the JWT strategy without an adapter", () => {
+  const COOKIE = "authjs.session-token";
+  const jwtConfig = (): AuthConfig => ({
+    secret: SECRET,
+    trustHost: true,
+    logger: recordingLogger(),
+    providers: [OIDC({ issuer: op.issuer, clientId: CLIENT.id, clientSecret: CLIENT.secret })],
+  });
+
+  async function requestWith(refreshToken: string, expiresAt: number) {
+    const token = storeProviderTokens(
+      { sub: "user-1", name: "User" },
+      {
+        provider: "oidc",
+        providerAccountId: ACCOUNT_ID,
+        type: "oidc",
+        access_token: "old-access-token",
+        refresh_token: refreshToken,
+        expires_at: expiresAt,
+        token_type: "bearer",
+      },
+    );
+    const value = await encode({ token, secret: SECRET, salt: COOKIE });
+    return new Request("http://localhost:3000/", { headers: { cookie: `${COOKIE}=${value}` } });
+  }
+
+  async function claimOf(setCookies: string[]) {
+    const cookie = setCookies.find((c) => c.startsWith(`${COOKIE}=`));
+    expect(cookie).toBeDefined();
+    const value = decodeURIComponent(cookie!.slice(COOKIE.length + 1).split(";")[0]!);
+    const token = await decode({ token: value, secret: SECRET, salt: COOKIE });
+    return token?.[PROVIDER_TOKENS_CLAIM] as Record<string, unknown>;
+  }
+
+  test("storeProviderTokens keeps the token alone without an account", () => {
+    expect(storeProviderTokens({ sub: "a" }, null)).toEqual({ sub: "a" });
+  });
+
+  test("a fresh token is returned from the cookie, nothing re-issued", async () => {
+    const cookies: string[] = [];
+    const request = await requestWith("unused", Math.floor(Date.now() / 1000) + 3600);
+    const token = await getAccessToken(request, jwtConfig(), "oidc", {
+      onCookies: (c) => cookies.push(...c),
+    });
+    expect(token?.accessToken).toBe("old-access-token");
+    expect(cookies).toEqual([]);
+    expect(op.refreshGrants).toBe(0);
+  });
+
+  test("an expired token is refreshed and the session cookie re-issued with the new set", async () => {
+    const first = await mintRefreshToken(op);
+    const request = await requestWith(first, Math.floor(Date.now() / 1000) - 5);
+    const config = jwtConfig();
+    const cookies: string[] = [];
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        getAccessToken(request, config, "oidc", { onCookies: (c) => cookies.push(...c) }),
+      ),
+    );
+    expect(op.refreshGrants).toBe(1);
+    expect(new Set(results.map((r) => r?.accessToken)).size).toBe(1);
+    const claim = await claimOf(cookies);
+    expect(claim).toMatchObject({ provider: "oidc", access_token: results[0]?.accessToken });
+    expect(claim["refresh_token"]).toEqual(expect.any(String));
+    expect(claim["refresh_token"]).not.toBe(first);
+    expect(claim["expires_at"]).toBeGreaterThan(Date.now() / 1000 + 200);
+  });
+
+  test("a refused refresh token marks the cookie and throws RefreshTokenError", async () => {
+    const request = await requestWith("unknown-refresh-token", Math.floor(Date.now() / 1000) - 5);
+    const cookies: string[] = [];
+    await expect(
+      getAccessToken(request, jwtConfig(), "oidc", { onCookies: (c) => cookies.push(...c) }),
+    ).rejects.toMatchObject({ type: "RefreshTokenError" });
+    expect(await claimOf(cookies)).toMatchObject({
+      access_token: "old-access-token",
+      refresh_token: "unknown-refresh-token",
+      error: "RefreshTokenError",
+    });
+  });
+
+  test("a request without a session: null; { userId } without an adapter: MissingAdapter", async () => {
+    expect(await getAccessToken(new Request("http://localhost:3000/"), jwtConfig(), "oidc")).toBe(
+      null,
+    );
+    await expect(getAccessToken({ userId: "u" }, jwtConfig(), "oidc")).rejects.toMatchObject({
+      type: "MissingAdapter",
     });
   });
 });

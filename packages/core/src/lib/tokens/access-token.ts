@@ -8,10 +8,11 @@
 import * as oauth from "oauth4webapi";
 import { configLogger, resolveConfig } from "../config.js";
 import { Context } from "../context.js";
-import { parseCookies } from "../cookies.js";
+import { parseCookies, readChunked, serializeCookie, writeChunked } from "../cookies.js";
 import {
   AuthError,
   InvalidProvider,
+  JWTSessionError,
   MissingAdapter,
   MissingAdapterMethods,
   RefreshTokenError,
@@ -21,13 +22,20 @@ import { authorizationServer, client, httpOptions } from "../oauth/server.js";
 import { effectiveUrl } from "../origin.js";
 import type { RequestInternal } from "../request.js";
 import { identifySession } from "../session/index.js";
+import { isRevoked } from "../session/revocation.js";
 import type { AuthConfig } from "../types/config.js";
-import type { Adapter, AdapterAccount } from "../types/models.js";
+import type { Account, Adapter, AdapterAccount, JWT } from "../types/models.js";
 
 /** Options of {@link getAccessToken}. */
 export interface GetAccessTokenOptions {
   /** Refresh when the token expires within this many seconds (default 60). */
   skew?: number;
+  /**
+   * JWT strategy without an adapter: receives the `Set-Cookie` header values of the re-issued
+   * session cookie after a refresh (or after a refused refresh token was marked). Forward them
+   * on the response, or the next request refreshes again with a spent refresh token.
+   */
+  onCookies?: (setCookies: string[]) => void;
 }
 
 /** What {@link getAccessToken} returns. */
@@ -118,16 +126,20 @@ export async function getAccessToken(
     throw new InvalidProvider(`No OAuth provider "${providerId}" is configured`);
   }
   const adapter = resolved.adapter;
+  const skew = options?.skew ?? 60;
   if (!adapter) {
-    throw new MissingAdapter("getAccessToken needs an adapter that stores provider accounts");
+    if (from instanceof Request && resolved.session.strategy !== "database") {
+      return fromJwt(from, resolved, provider as OAuthProvider, skew, options?.onCookies);
+    }
+    throw new MissingAdapter(
+      "getAccessToken needs an adapter that stores provider accounts, or a request with a JWT session",
+    );
   }
   if (!adapter.getAccount || !adapter.listAccountsByUserId || !adapter.updateAccount) {
     throw new MissingAdapterMethods(
       "getAccessToken needs the adapter methods getAccount, listAccountsByUserId and updateAccount",
     );
   }
-  const skew = options?.skew ?? 60;
-
   let userId: string;
   if (from instanceof Request) {
     const ctx = new Context(internalRequest(from, resolved), resolved);
@@ -234,16 +246,12 @@ async function refreshLocked(
   try {
     tokens = await grant(provider, old);
   } catch (cause) {
-    if (cause instanceof oauth.ResponseBodyError && cause.error === "invalid_grant") {
+    const failure = refreshFailure(provider, cause);
+    if (failure instanceof RefreshTokenError) {
       // Mark only if the stored token is still the one refused: a newer set stays usable.
       await adapter.updateAccount!({ ...key, error: "RefreshTokenError" }, { ifRefreshToken: old });
-      throw new RefreshTokenError(`The "${provider.id}" provider refused the refresh token`, {
-        cause,
-      });
     }
-    if (cause instanceof AuthError) throw cause;
-    const detail = cause instanceof oauth.ResponseBodyError ? ` (error=${cause.error})` : "";
-    throw new AuthError(`Refreshing the "${provider.id}" access token failed${detail}`, { cause });
+    throw failure;
   }
   const update: Partial<AdapterAccount> & AccountKey = {
     ...key,
@@ -282,4 +290,161 @@ async function grant(provider: OAuthProvider, refreshToken: string) {
     }
     return oauth.processRefreshTokenResponse(as, c, response);
   }
+}
+
+/** The JWT claim under which, without an adapter, the provider tokens live in the session. */
+export const PROVIDER_TOKENS_CLAIM = "gatehouse_tokens";
+
+/** The provider token set kept in a JWT session (JWT strategy without an adapter). */
+export interface ProviderTokens {
+  provider: string;
+  access_token: string;
+  refresh_token?: string;
+  /** Seconds since the epoch. */
+  expires_at?: number;
+  token_type?: string;
+  /** Set after the provider refused the refresh token; a new sign-in replaces the set. */
+  error?: "RefreshTokenError";
+}
+
+/**
+ * Keeps the sign-in's provider tokens in the JWT, for {@link getAccessToken} under the JWT
+ * strategy without an adapter: call it from the `jwt` callback with the `account` it gets at
+ * sign-in (it leaves the token alone on every other call). Only the access token, the refresh
+ * token, the expiry and the token type are kept: the cookie stays small.
+ *
+ * @example
+ * ```ts
+ * import { storeProviderTokens } from "@gatehouse/core";
+ * import type { AuthConfig } from "@gatehouse/core";
+ *
+ * const callbacks: AuthConfig["callbacks"] = {
+ *   jwt: ({ token, account }) => storeProviderTokens(token, account),
+ * };
+ * ```
+ */
+export function storeProviderTokens<T extends Record<string, unknown>>(
+  token: T,
+  account: Account | null | undefined,
+): T {
+  if (!account || typeof account.access_token !== "string" || account.access_token === "") {
+    return token;
+  }
+  const set: ProviderTokens = { provider: account.provider, access_token: account.access_token };
+  if (typeof account.refresh_token === "string") set.refresh_token = account.refresh_token;
+  if (typeof account.expires_at === "number") set.expires_at = account.expires_at;
+  if (typeof account.token_type === "string") set.token_type = account.token_type;
+  return { ...token, [PROVIDER_TOKENS_CLAIM]: set };
+}
+
+function readProviderTokens(token: JWT): ProviderTokens | null {
+  const set = token[PROVIDER_TOKENS_CLAIM] as Partial<ProviderTokens> | undefined;
+  if (!set || typeof set !== "object") return null;
+  if (typeof set.provider !== "string" || typeof set.access_token !== "string") return null;
+  return set as ProviderTokens;
+}
+
+/** Refreshes in this process, per refresh token, under the JWT strategy. */
+const pendingJwt = new Map<string, Promise<ProviderTokens>>();
+
+async function fromJwt(
+  request: Request,
+  resolved: ReturnType<typeof resolveConfig>,
+  provider: OAuthProvider,
+  skew: number,
+  onCookies: ((setCookies: string[]) => void) | undefined,
+): Promise<AccessToken | null> {
+  const ctx = new Context(internalRequest(request, resolved), resolved);
+  const { name, options } = ctx.cookieOptions.sessionToken;
+  const value = readChunked(ctx.req.cookies, name);
+  if (!value) return null;
+  let token: JWT | null;
+  try {
+    token = await resolved.jwt.decode({ token: value, secret: resolved.secrets, salt: name });
+  } catch (error) {
+    if (error instanceof JWTSessionError) return null;
+    throw error;
+  }
+  if (!token) return null;
+  const { revocation } = resolved.session;
+  if (revocation && (await isRevoked(revocation, token))) return null;
+  const set = readProviderTokens(token);
+  if (!set || set.provider !== provider.id) return null;
+  const asAccount = (s: ProviderTokens) => s as unknown as AdapterAccount;
+  if (set.error === "RefreshTokenError") {
+    throw new RefreshTokenError(`The "${provider.id}" account needs a new sign-in`);
+  }
+  if (fresh(asAccount(set), skew)) return result(asAccount(set));
+  const old = set.refresh_token;
+  if (typeof old !== "string" || old === "") {
+    throw new RefreshTokenError(
+      `The "${provider.id}" access token expired and there is no refresh token`,
+    );
+  }
+  let refresh = pendingJwt.get(old);
+  if (!refresh) {
+    refresh = refreshSet(provider, set, old);
+    pendingJwt.set(old, refresh);
+    // A success is kept a little: a concurrent request that still carries the old cookie gets
+    // the same new set instead of spending the rotated-away refresh token. A failure is not.
+    const clear = () => {
+      if (pendingJwt.get(old) === refresh) pendingJwt.delete(old);
+    };
+    refresh.then(() => setTimeout(clear, 30_000).unref?.(), clear);
+  }
+  const reissue = async (next: ProviderTokens) => {
+    const encoded = await resolved.jwt.encode({
+      token: { ...token, [PROVIDER_TOKENS_CLAIM]: next },
+      secret: resolved.secrets,
+      salt: name,
+      maxAge: resolved.jwt.maxAge,
+    });
+    const expires = new Date(Date.now() + resolved.session.maxAge * 1000);
+    const cookies = writeChunked(ctx.req.cookies, name, encoded, { ...options, expires });
+    onCookies?.(cookies.map(serializeCookie));
+  };
+  let next: ProviderTokens;
+  try {
+    next = await refresh;
+  } catch (error) {
+    if (error instanceof RefreshTokenError) {
+      await reissue({ ...set, error: "RefreshTokenError" });
+    }
+    throw error;
+  }
+  await reissue(next);
+  return result(asAccount(next));
+}
+
+async function refreshSet(
+  provider: OAuthProvider,
+  set: ProviderTokens,
+  old: string,
+): Promise<ProviderTokens> {
+  let tokens: oauth.TokenEndpointResponse;
+  try {
+    tokens = await grant(provider, old);
+  } catch (cause) {
+    throw refreshFailure(provider, cause);
+  }
+  const next: ProviderTokens = {
+    provider: set.provider,
+    access_token: tokens.access_token,
+    refresh_token: tokens.refresh_token ?? old,
+    token_type: tokens.token_type.toLowerCase(),
+  };
+  if (typeof tokens.expires_in === "number") next.expires_at = now() + tokens.expires_in;
+  return next;
+}
+
+/** The error a failed refresh grant becomes: `invalid_grant` needs a new sign-in. */
+function refreshFailure(provider: OAuthProvider, cause: unknown): AuthError {
+  if (cause instanceof oauth.ResponseBodyError && cause.error === "invalid_grant") {
+    return new RefreshTokenError(`The "${provider.id}" provider refused the refresh token`, {
+      cause,
+    });
+  }
+  if (cause instanceof AuthError) return cause;
+  const detail = cause instanceof oauth.ResponseBodyError ? ` (error=${cause.error})` : "";
+  return new AuthError(`Refreshing the "${provider.id}" access token failed${detail}`, { cause });
 }
