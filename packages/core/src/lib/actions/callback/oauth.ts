@@ -2,6 +2,7 @@
  * GET (or form_post POST) /callback/<oauth provider>: finish an OAuth or OIDC sign-in.
  */
 
+import { decodeJwt } from "jose";
 import { readState } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
@@ -12,7 +13,7 @@ import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
 import { recordSecurityEvent, signInRefused } from "../../security-log.js";
 import { issueSession } from "../../session/index.js";
-import type { ResponseInternal } from "../../types/config.js";
+import type { Cookie, ResponseInternal } from "../../types/config.js";
 import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
 import type { TokenSet } from "../../types/providers.js";
 import { type EmailClaim, emailClaim, resolveUser } from "../../users.js";
@@ -171,6 +172,7 @@ export async function oauthCallback(
   }
 
   const cookies = await issueSession(ctx, { user, account, profile, isNewUser });
+  await keepProviderSid(ctx, profile, tokens, cookies);
   await emit(ctx.config, "signIn", { user, account, profile, isNewUser });
   await recordSecurityEvent(ctx, {
     type: "signIn",
@@ -181,4 +183,32 @@ export async function oauthCallback(
   const newUser = ctx.config.pages.newUser;
   const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
   return { ...redirectResult(location), cookies };
+}
+
+/**
+ * The OpenID provider's session id (`sid` of the ID token, already validated), stored with a new
+ * database session as its `providerSid` so a back-channel logout naming that sid ends exactly this
+ * session. Only adapters that keep session metadata (those that list sessions) get it.
+ */
+async function keepProviderSid(
+  ctx: Context,
+  profile: Profile,
+  tokens: TokenSet,
+  cookies: Cookie[],
+): Promise<void> {
+  const adapter = ctx.config.adapter;
+  if (ctx.config.session.strategy !== "database" || !adapter?.updateSession) return;
+  if (!adapter.listSessionsByUserId) return;
+  let sid: unknown = profile.sid;
+  if (sid === undefined && typeof tokens.id_token === "string") {
+    try {
+      sid = decodeJwt(tokens.id_token).sid;
+    } catch {
+      return;
+    }
+  }
+  if (typeof sid !== "string" || sid === "") return;
+  const name = ctx.cookieOptions.sessionToken.name;
+  const sessionToken = cookies.find((c) => c.name === name)?.value;
+  if (sessionToken) await adapter.updateSession({ sessionToken, providerSid: sid });
 }
