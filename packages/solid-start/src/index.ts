@@ -6,6 +6,9 @@
  */
 
 export {
+  type AccessToken,
+  type GetAccessTokenOptions,
+  getAccessToken,
   type ListSecurityEventsOptions,
   listSecurityEvents,
   listSessions,

@@ -1,15 +1,19 @@
 import { signOut } from "@gatehouse/solid-start/client";
 
-/** Ends the session (POST /api/auth/signout) and comes back to the home page. */
-export default function SignOutButton() {
+/**
+ * Ends the session (POST /api/auth/signout) and comes back to the home page. `federated`: signs
+ * out of the identity provider too (its end-session page, then back here), when the session
+ * came from an OpenID provider that offers it; otherwise the same as a plain sign-out.
+ */
+export default function SignOutButton(props: { federated?: boolean }) {
   return (
     <button
       type="button"
       class="secondary"
-      data-testid="sign-out"
-      onClick={() => signOut({ redirectTo: "/" })}
+      data-testid={props.federated ? "sign-out-federated" : "sign-out"}
+      onClick={() => signOut({ redirectTo: "/", federated: props.federated })}
     >
-      Sign out
+      {props.federated ? "Sign out of the identity provider too" : "Sign out"}
     </button>
   );
 }

@@ -36,7 +36,10 @@ export default function Home() {
               <p class="muted">
                 The session expires on {new Date(session()!.expires).toUTCString()}.
               </p>
-              <SignOutButton />
+              <div class="actions">
+                <SignOutButton />
+                <SignOutButton federated />
+              </div>
             </>
           )}
         </Show>
@@ -66,6 +69,10 @@ export default function Home() {
           </li>
           <li>
             <a href="/profile">Profile</a>: change your display name in the session.
+          </li>
+          <li>
+            <a href="/provider-token">Provider token</a>: the OpenID provider's userinfo, called on
+            the server with <code>getAccessToken()</code> (renewed when it expires).
           </li>
         </ul>
       </section>
