@@ -5,6 +5,7 @@
 import type { Adapter } from "@gatehouse/core/adapters";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { accountListing } from "./cases/account-listing.js";
+import { accountRefresh } from "./cases/account-refresh.js";
 import { accounts } from "./cases/accounts.js";
 import { authenticators } from "./cases/authenticators.js";
 import { cascade } from "./cases/cascade.js";
@@ -42,6 +43,7 @@ const groups: readonly Group[] = [
   users,
   accounts,
   accountListing,
+  accountRefresh,
   sessions,
   sessionListing,
   verificationTokens,
