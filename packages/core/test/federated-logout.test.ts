@@ -317,3 +317,20 @@ test("database strategy: the back channel's sid ends only the session signed in 
   expect(await sessionOf(cfg, first.app)).toBeNull();
   expect((await sessionOf(cfg, second.app))?.user?.email).toBe("user-1@example.com");
 });
+
+test("with X-Auth-Return-Redirect the end-session URL comes back as JSON", async () => {
+  const cfg = config("database");
+  const app = new Jar();
+  await signIn(cfg, app, new OpBrowser());
+  const csrf = await csrfToken(cfg, app);
+  const out = await send(cfg, app, "/auth/signout", {
+    form: { csrfToken: csrf, federated: "true", callbackUrl: `${ORIGIN}/bye` },
+    headers: { "x-auth-return-redirect": "1" },
+  });
+  expect(out.status).toBe(200);
+  const { url } = (await out.json()) as { url: string };
+  const target = new URL(url);
+  expect(`${target.origin}${target.pathname}`).toBe(`${issuer}/session/end`);
+  expect(target.searchParams.get("id_token_hint")).toBeTruthy();
+  expect(await sessionOf(cfg, app)).toBeNull();
+});
