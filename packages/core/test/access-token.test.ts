@@ -264,6 +264,28 @@ describe("getAccessToken", () => {
     expect(await getAccessToken(request, config, "oidc")).toBeNull();
   });
 
+  test("a request with a database session names the user", async () => {
+    await linkExpired("unused", { expires_at: Math.floor(Date.now() / 1000) + 3600 });
+    await adapter.createSession({
+      sessionToken: "session-token-1",
+      userId,
+      expires: new Date(Date.now() + 60_000),
+    });
+    const request = new Request("http://localhost:3000/", {
+      headers: { cookie: "authjs.session-token=session-token-1" },
+    });
+    const database: AuthConfig = { ...config, session: { strategy: "database" } };
+    expect(await getAccessToken(request, database, "oidc")).toMatchObject({
+      accessToken: "old-access-token",
+    });
+    // A request for another host than the pinned origin has no session here.
+    const pinned: AuthConfig = { ...database, url: "http://localhost:3000", trustHost: false };
+    const elsewhere = new Request("http://evil.example/", {
+      headers: { cookie: "authjs.session-token=session-token-1" },
+    });
+    expect(await getAccessToken(elsewhere, pinned, "oidc")).toBeNull();
+  });
+
   test("an unknown provider id throws InvalidProvider", async () => {
     await expect(getAccessToken({ userId }, config, "nope")).rejects.toMatchObject({
       type: "InvalidProvider",

@@ -19,7 +19,7 @@ import {
 } from "../errors.js";
 import type { OAuthProvider } from "../oauth/provider.js";
 import { authorizationServer, client, httpOptions } from "../oauth/server.js";
-import { effectiveUrl } from "../origin.js";
+import { effectiveUrl, HostMismatch } from "../origin.js";
 import type { RequestInternal } from "../request.js";
 import { identifySession } from "../session/index.js";
 import { isRevoked } from "../session/revocation.js";
@@ -49,6 +49,8 @@ export interface AccessToken {
 
 /** How long one process holds the cross-process refresh lock, at most. */
 const LOCK_TTL_MS = 15_000;
+/** How long one refresh grant request may take. */
+const GRANT_TIMEOUT_MS = 5_000;
 /** How often a process that waits for another's refresh reads the stored account. */
 const POLL_MS = 50;
 
@@ -142,7 +144,9 @@ export async function getAccessToken(
   }
   let userId: string;
   if (from instanceof Request) {
-    const ctx = new Context(internalRequest(from, resolved), resolved);
+    const req = requestOf(from, resolved);
+    if (!req) return null;
+    const ctx = new Context(req, resolved);
     const ref = await identifySession(ctx);
     if (!ref) return null;
     userId = ref.userId;
@@ -171,12 +175,25 @@ export async function getAccessToken(
   return refresh;
 }
 
-function internalRequest(
+/** The request as the session code reads it; null (one `warn` line) for another host. */
+function requestOf(
   request: Request,
   resolved: ReturnType<typeof resolveConfig>,
-): RequestInternal {
+): RequestInternal | null {
+  let url: URL;
+  try {
+    url = effectiveUrl(new URL(request.url), request.headers, resolved.url, resolved.trustHost);
+  } catch (error) {
+    if (!(error instanceof HostMismatch) && !(error instanceof TypeError)) throw error;
+    const mistake = new Error(
+      error instanceof HostMismatch ? error.message : "The request URL is not valid",
+    );
+    mistake.name = error instanceof HostMismatch ? "UntrustedHost" : "BadRequest";
+    resolved.logger.warn("client-error", mistake);
+    return null;
+  }
   return {
-    url: effectiveUrl(new URL(request.url), request.headers, resolved.url, resolved.trustHost),
+    url,
     method: "GET",
     action: "session",
     providerId: undefined,
@@ -279,7 +296,13 @@ async function grant(provider: OAuthProvider, refreshToken: string) {
   for (let attempt = 1; ; attempt++) {
     let response: Response;
     try {
-      response = await oauth.refreshTokenGrantRequest(as, c, auth, refreshToken, options);
+      // Well within the lock's lifetime, so that no other process takes over a refresh that is
+      // still under way.
+      const signal = AbortSignal.timeout(GRANT_TIMEOUT_MS);
+      response = await oauth.refreshTokenGrantRequest(as, c, auth, refreshToken, {
+        ...options,
+        signal,
+      });
     } catch (error) {
       if (attempt < 2 && error instanceof TypeError) continue;
       throw error;
@@ -354,7 +377,9 @@ async function fromJwt(
   skew: number,
   onCookies: ((setCookies: string[]) => void) | undefined,
 ): Promise<AccessToken | null> {
-  const ctx = new Context(internalRequest(request, resolved), resolved);
+  const req = requestOf(request, resolved);
+  if (!req) return null;
+  const ctx = new Context(req, resolved);
   const { name, options } = ctx.cookieOptions.sessionToken;
   const value = readChunked(ctx.req.cookies, name);
   if (!value) return null;
