@@ -300,23 +300,34 @@ test("federatedLogout on the provider makes federated the default; federated=fal
   expect(out.headers.get("location")).toBe(ORIGIN);
 });
 
-test("database strategy: the back channel's sid ends only the session signed in with it", async () => {
-  const cfg = config("database");
-  const first = { app: new Jar(), op: new OpBrowser() };
-  const second = { app: new Jar(), op: new OpBrowser() };
-  await signIn(cfg, first.app, first.op);
-  await signIn(cfg, second.app, second.op);
-  const adapter = cfg.adapter as ReturnType<typeof MemoryAdapter>;
-  const userId = adapter.rows.account({ provider: "oidc", providerAccountId: "user-1" })?.userId;
-  const rows = await adapter.listSessionsByUserId(userId ?? "");
-  const sids = rows.map((row) => row.providerSid);
-  expect(sids.every((sid) => typeof sid === "string" && sid !== "")).toBe(true);
-  expect(new Set(sids).size).toBe(2);
+for (const strategy of ["database", "jwt"] as const) {
+  test(`${strategy} strategy: the back channel's sid ends only the session signed in with it`, async () => {
+    const cfg = config(strategy);
+    const first = { app: new Jar(), op: new OpBrowser() };
+    const second = { app: new Jar(), op: new OpBrowser() };
+    await signIn(cfg, first.app, first.op);
+    await signIn(cfg, second.app, second.op);
+    let sids: unknown[];
+    if (strategy === "database") {
+      const adapter = cfg.adapter as ReturnType<typeof MemoryAdapter>;
+      const userId = adapter.rows.account({
+        provider: "oidc",
+        providerAccountId: "user-1",
+      })?.userId;
+      sids = (await adapter.listSessionsByUserId(userId ?? "")).map((row) => row.providerSid);
+    } else {
+      const store = cfg.session!.revocation!.store;
+      sids = (await store.listSessions!("oidc:user-1")).map((record) => record.providerSid);
+    }
+    expect(sids).toHaveLength(2);
+    expect(sids.every((sid) => typeof sid === "string" && sid !== "")).toBe(true);
+    expect(new Set(sids).size).toBe(2);
 
-  await confirmLogout(first.op, await first.op.fetch(`${issuer}/session/end`));
-  expect(await sessionOf(cfg, first.app)).toBeNull();
-  expect((await sessionOf(cfg, second.app))?.user?.email).toBe("user-1@example.com");
-});
+    await confirmLogout(first.op, await first.op.fetch(`${issuer}/session/end`));
+    expect(await sessionOf(cfg, first.app)).toBeNull();
+    expect((await sessionOf(cfg, second.app))?.user?.email).toBe("user-1@example.com");
+  });
+}
 
 test("with X-Auth-Return-Redirect the end-session URL comes back as JSON", async () => {
   const cfg = config("database");

@@ -5,7 +5,13 @@
 import { decodeJwt } from "jose";
 import { readState } from "../../checks.js";
 import type { Context } from "../../context.js";
-import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
+import { readChunked } from "../../cookies.js";
+import {
+  AdapterError,
+  AuthError,
+  OAuthAccountNotLinked,
+  OAuthProfileParseError,
+} from "../../errors.js";
 import { emit } from "../../events.js";
 import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
 import { proxyTarget } from "../../oauth/proxy.js";
@@ -196,9 +202,12 @@ async function keepProviderSid(
   tokens: TokenSet,
   cookies: Cookie[],
 ): Promise<void> {
-  const adapter = ctx.config.adapter;
-  if (ctx.config.session.strategy !== "database" || !adapter?.updateSession) return;
-  if (!adapter.listSessionsByUserId) return;
+  const { adapter, session } = ctx.config;
+  const store = session.revocation?.store;
+  const database = session.strategy === "database";
+  if (database ? !adapter?.updateSession || !adapter.listSessionsByUserId : !store?.recordSession) {
+    return;
+  }
   let sid: unknown = profile.sid;
   if (sid === undefined && typeof tokens.id_token === "string") {
     try {
@@ -209,6 +218,32 @@ async function keepProviderSid(
   }
   if (typeof sid !== "string" || sid === "") return;
   const name = ctx.cookieOptions.sessionToken.name;
-  const sessionToken = cookies.find((c) => c.name === name)?.value;
-  if (sessionToken) await adapter.updateSession({ sessionToken, providerSid: sid });
+  if (database) {
+    const sessionToken = cookies.find((c) => c.name === name)?.value;
+    if (sessionToken) await adapter!.updateSession!({ sessionToken, providerSid: sid });
+    return;
+  }
+  // JWT strategy: the revocation store's record of the new session gets the provider sid (a
+  // record's undefined fields keep their value), so a back-channel logout can revoke just it.
+  const value = readChunked(Object.fromEntries(cookies.map((c) => [c.name, c.value])), name);
+  if (!value) return;
+  const token = await ctx.config.jwt.decode({
+    token: value,
+    secret: ctx.config.secrets,
+    salt: name,
+  });
+  if (typeof token?.sub !== "string" || typeof token.sid !== "string") return;
+  if (typeof token.exp !== "number") return;
+  try {
+    await store!.recordSession!({
+      userId: token.sub,
+      sessionId: token.sid,
+      expires: new Date(token.exp * 1000),
+      providerSid: sid,
+    });
+  } catch (cause) {
+    ctx.config.logger.error(
+      new AdapterError("The revocation store could not record the provider sid", { cause }),
+    );
+  }
 }
