@@ -1,6 +1,7 @@
 /**
  * The adapter: every method works in its own fork of the EntityManager and returns plain rows.
  */
+import { randomUUID } from "node:crypto";
 import type {
   AdapterAccount,
   AdapterAuthenticator,
@@ -15,6 +16,7 @@ import type {
   EntityName,
   RequiredEntityData,
 } from "@mikro-orm/core";
+import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import {
   type Account,
   type Authenticator,
@@ -84,6 +86,13 @@ export interface MikroOrmAdapterMethods extends CompleteAdapter {
     account: Partial<AdapterAccount> & AccountKey,
     options?: { ifRefreshToken?: string | null },
   ): Promise<AdapterAccount | null>;
+  /**
+   * A row in `account_locks` (the `AccountLock` entity, in `gatehouseEntities.list`): inserted
+   * when absent, taken over by one conditional `UPDATE` when expired (by this process's clock),
+   * `null` while another holder has it. The release deletes the row only while it is still this
+   * holder's.
+   */
+  lockAccount(key: AccountKey, ttlMs: number): Promise<(() => Promise<void>) | null>;
   /** One query on the indexed `userId` column, ordered by provider and account id. */
   listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
   /** One query, joining the user. */
@@ -170,6 +179,7 @@ export function MikroOrmAdapter<
   const SessionEntity = entities.Session;
   const TokenEntity = entities.VerificationToken;
   const AuthenticatorEntity = entities.Authenticator;
+  const LockEntity = entities.AccountLock;
 
   async function run<T>(method: string, work: (em: EntityManager) => Promise<T>): Promise<T> {
     try {
@@ -285,6 +295,38 @@ export function MikroOrmAdapter<
         const changed = await em.nativeUpdate(AccountEntity, where, data);
         if (changed === 0) return null;
         return rows.maybe(await em.findOne(AccountEntity, key));
+      }),
+    lockAccount: ({ provider, providerAccountId }, ttlMs) =>
+      run("lockAccount", async (em) => {
+        if (!(Number.isFinite(ttlMs) && ttlMs > 0)) refuse("lockAccount needs a positive ttlMs");
+        const lockKey = JSON.stringify([provider, providerAccountId]);
+        const holder = randomUUID();
+        const now = Date.now();
+        const expires = now + Math.ceil(ttlMs);
+        let taken: boolean;
+        try {
+          await em.insert(LockEntity, { key: lockKey, holder, expires });
+          taken = true;
+        } catch (error) {
+          if (!(error instanceof UniqueConstraintViolationException)) throw error;
+          // Held or expired: an expired lock is taken over by the one update that still sees it
+          // expired.
+          const changed = await em.nativeUpdate(
+            LockEntity,
+            { key: lockKey, expires: { $lte: now } },
+            { holder, expires },
+          );
+          taken = changed > 0;
+        }
+        if (!taken) return null;
+        let released = false;
+        return async () => {
+          if (released) return;
+          released = true;
+          await run("lockAccount", (fork) =>
+            fork.nativeDelete(LockEntity, { key: lockKey, holder }),
+          );
+        };
       }),
     listAccountsByUserId: (userId) =>
       run("listAccountsByUserId", async (em) => {

@@ -97,6 +97,16 @@ export class VerificationToken {
   declare expires: Date;
 }
 
+/**
+ * A short lock on an account while its provider token is refreshed (`lockAccount`): one row per
+ * held lock, free again once `expires` (milliseconds since the epoch) has passed.
+ */
+export class AccountLock {
+  declare key: string;
+  declare holder: string;
+  declare expires: number;
+}
+
 /** A WebAuthn credential of a user. */
 export class Authenticator {
   declare [OptionalProps]?: "transports" | "userId";
@@ -152,13 +162,16 @@ export interface GatehouseEntities<
   Session: EntitySchema<S>;
   VerificationToken: EntitySchema<V>;
   Authenticator: EntitySchema<W>;
-  /** All five, for MikroORM's `entities` option. */
+  /** The refresh locks (`account_locks`); not extensible. */
+  AccountLock: EntitySchema<AccountLock>;
+  /** All six, for MikroORM's `entities` option. */
   list: readonly [
     EntitySchema<U>,
     EntitySchema<A>,
     EntitySchema<S>,
     EntitySchema<V>,
     EntitySchema<W>,
+    EntitySchema<AccountLock>,
   ];
 }
 
@@ -307,7 +320,20 @@ export function defineGatehouseEntities<
     transports: text("transports"),
   });
 
-  set.list = [set.User, set.Account, set.Session, set.VerificationToken, set.Authenticator];
+  set.AccountLock = build(undefined, AccountLock, "account_locks", {
+    key: { ...key("key", 1100), primary: true },
+    holder: key("holder", 64),
+    expires: { type: new BigIntType("number"), fieldName: "expires" },
+  });
+
+  set.list = [
+    set.User,
+    set.Account,
+    set.Session,
+    set.VerificationToken,
+    set.Authenticator,
+    set.AccountLock,
+  ];
   // The schemas of subclasses, typed as such; `build` merged their properties in.
   return set as unknown as GatehouseEntities<U, A, S, V, W>;
 }

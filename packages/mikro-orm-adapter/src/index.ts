@@ -11,6 +11,7 @@ export {
 } from "./adapter.js";
 export {
   Account,
+  AccountLock,
   Authenticator,
   defineGatehouseEntities,
   type GatehouseEntities,

@@ -77,6 +77,7 @@ describe("MikroOrmAdapter with extended entities", () => {
       `select name from sqlite_master where type = 'table' order by name`,
     )) as { name: string }[];
     expect(tables.map((t) => t.name)).toEqual([
+      "account_locks",
       "accounts",
       "authenticators",
       "user_sessions",
