@@ -9,6 +9,8 @@
  * - a plain sign-out leaves the provider's session (signing in again skips its login form);
  *   "Sign out of the identity provider too" goes through the provider's end-session page with an
  *   `id_token_hint`, lands back on the app signed out, and the provider asks for a login again.
+ *
+ * Once with JWT sessions and once with database sessions, on two instances started side by side.
  */
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -16,28 +18,34 @@ import type { Demo } from "../../examples/solid-start/scripts/demo.mjs";
 import { chromiumPath, launch } from "./chromium.js";
 import { removeDataDir, startExample } from "./example-app.js";
 
+type App = Demo & { dataDir: string };
+const strategies = ["jwt", "database"] as const;
+
 describe.skipIf(!chromiumPath)(
   "provider tokens and federated sign-out, in Chromium",
   { timeout: 90_000 },
   () => {
-    let app: Demo & { dataDir: string };
+    const apps = new Map<(typeof strategies)[number], App>();
+    let app: App;
     let browser: Browser;
     const contexts: BrowserContext[] = [];
 
     beforeAll(async () => {
-      const [started, launched] = await Promise.all([
-        startExample({ oidcAccessTokenTtl: 30 }),
+      const [jwt, database, launched] = await Promise.all([
+        startExample({ oidcAccessTokenTtl: 30, env: { AUTH_SESSION_STRATEGY: "jwt" } }),
+        startExample({ oidcAccessTokenTtl: 30, env: { AUTH_SESSION_STRATEGY: "database" } }),
         launch(),
       ]);
-      app = started;
+      apps.set("jwt", jwt);
+      apps.set("database", database);
       browser = launched;
     }, 300_000);
     afterAll(async () => {
       await Promise.all(contexts.map((context) => context.close().catch(() => undefined)));
       await browser?.close();
-      if (app) {
-        await app.close();
-        removeDataDir(app.dataDir);
+      for (const started of apps.values()) {
+        await started.close();
+        removeDataDir(started.dataDir);
       }
     });
 
@@ -93,65 +101,69 @@ describe.skipIf(!chromiumPath)(
       };
     }
 
-    test("the provider-token page shows the provider's userinfo, renewing the token each visit", async () => {
-      const page = await newPage();
-      const address = `olivia-token-${Date.now()}@example.com`;
-      await signInWithProvider(page, address, true);
+    for (const strategy of strategies) {
+      test(`${strategy} sessions: the provider-token page shows the provider's userinfo, renewing the token each visit`, async () => {
+        app = apps.get(strategy)!;
+        const page = await newPage();
+        const address = `olivia-token-${Date.now()}@example.com`;
+        await signInWithProvider(page, address, true);
 
-      const first = await readUserinfo(page);
-      expect(first.userinfo).toMatchObject({ email: address, name: "Olivia Tokens" });
-      expect(String(first.userinfo.sub)).toMatch(/^demo-/);
-      expect(first.expiresAt).toBeGreaterThan(Date.now());
-      // Every visit renews the 30-second token (it expires within the 60 s skew) with the latest
-      // refresh token: a later expiry each time. The provider revokes the whole grant if an
-      // already used refresh token comes back, so a stale stored token fails the next visit.
-      let previous = first.expiresAt;
-      for (let visit = 0; visit < 3; visit++) {
-        await new Promise((resolve) => setTimeout(resolve, 1100));
-        const next = await readUserinfo(page);
-        expect(next.userinfo).toEqual(first.userinfo);
-        expect(next.expiresAt).toBeGreaterThan(previous);
-        previous = next.expiresAt;
-      }
-      // The token never reaches the browser.
-      const html = await page.content();
-      expect(html).not.toMatch(/access_token|refresh_token/i);
-    });
+        const first = await readUserinfo(page);
+        expect(first.userinfo).toMatchObject({ email: address, name: "Olivia Tokens" });
+        expect(String(first.userinfo.sub)).toMatch(/^demo-/);
+        expect(first.expiresAt).toBeGreaterThan(Date.now());
+        // Every visit renews the 30-second token (it expires within the 60 s skew) with the latest
+        // refresh token: a later expiry each time. The provider revokes the whole grant if an
+        // already used refresh token comes back, so a stale stored token fails the next visit.
+        let previous = first.expiresAt;
+        for (let visit = 0; visit < 3; visit++) {
+          await new Promise((resolve) => setTimeout(resolve, 1100));
+          const next = await readUserinfo(page);
+          expect(next.userinfo).toEqual(first.userinfo);
+          expect(next.expiresAt).toBeGreaterThan(previous);
+          previous = next.expiresAt;
+        }
+        // The token never reaches the browser.
+        const html = await page.content();
+        expect(html).not.toMatch(/access_token|refresh_token/i);
+      });
 
-    test("federated sign-out ends the provider's session too; a plain one does not", async () => {
-      const page = await newPage();
-      const address = `olivia-logout-${Date.now()}@example.com`;
-      await signInWithProvider(page, address, true);
+      test(`${strategy} sessions: federated sign-out ends the provider's session too; a plain one does not`, async () => {
+        app = apps.get(strategy)!;
+        const page = await newPage();
+        const address = `olivia-logout-${Date.now()}@example.com`;
+        await signInWithProvider(page, address, true);
 
-      // A plain sign-out: the provider still knows the browser and signs it straight back in.
-      await Promise.all([page.waitForURL(home()), page.getByTestId("sign-out").click()]);
-      await expect.poll(() => status(page).textContent()).toBe("You are not signed in.");
-      await signInWithProvider(page, address, false);
+        // A plain sign-out: the provider still knows the browser and signs it straight back in.
+        await Promise.all([page.waitForURL(home()), page.getByTestId("sign-out").click()]);
+        await expect.poll(() => status(page).textContent()).toBe("You are not signed in.");
+        await signInWithProvider(page, address, false);
 
-      // Federated: the provider's end-session page, with the hint, the client and the way back.
-      const oidc = new URL(app.services.oidc).origin;
-      await Promise.all([
-        page.waitForURL((url) => url.origin === oidc),
-        page.getByTestId("sign-out-federated").click(),
-      ]);
-      const endSession = new URL(page.url());
-      expect(endSession.pathname).toBe("/session/end");
-      expect(endSession.searchParams.get("id_token_hint")).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-      expect(endSession.searchParams.get("client_id")).toBe("gatehouse-demo");
-      expect(endSession.searchParams.get("post_logout_redirect_uri")).toBe(home());
-      // The app's session is already gone before the provider answers.
-      const session = await (await page.request.get(`${app.url}/api/auth/session`)).json();
-      expect(session).toBeNull();
+        // Federated: the provider's end-session page, with the hint, the client and the way back.
+        const oidc = new URL(app.services.oidc).origin;
+        await Promise.all([
+          page.waitForURL((url) => url.origin === oidc),
+          page.getByTestId("sign-out-federated").click(),
+        ]);
+        const endSession = new URL(page.url());
+        expect(endSession.pathname).toBe("/session/end");
+        expect(endSession.searchParams.get("id_token_hint")).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+        expect(endSession.searchParams.get("client_id")).toBe("gatehouse-demo");
+        expect(endSession.searchParams.get("post_logout_redirect_uri")).toBe(home());
+        // The app's session is already gone before the provider answers.
+        const session = await (await page.request.get(`${app.url}/api/auth/session`)).json();
+        expect(session).toBeNull();
 
-      await Promise.all([
-        page.waitForURL((url) => url.origin === new URL(app.url).origin),
-        page.getByTestId("oidc-logout").click(),
-      ]);
-      await page.goto(home());
-      await expect.poll(() => status(page).textContent()).toBe("You are not signed in.");
+        await Promise.all([
+          page.waitForURL((url) => url.origin === new URL(app.url).origin),
+          page.getByTestId("oidc-logout").click(),
+        ]);
+        await page.goto(home());
+        await expect.poll(() => status(page).textContent()).toBe("You are not signed in.");
 
-      // The provider forgot the browser: it asks for a login again.
-      await signInWithProvider(page, address, true);
-    });
+        // The provider forgot the browser: it asks for a login again.
+        await signInWithProvider(page, address, true);
+      });
+    }
   },
 );
