@@ -345,3 +345,26 @@ test("with X-Auth-Return-Redirect the end-session URL comes back as JSON", async
   expect(target.searchParams.get("id_token_hint")).toBeTruthy();
   expect(await sessionOf(cfg, app)).toBeNull();
 });
+
+test("a provider that cannot be reached still gets a local sign-out", async () => {
+  const cfg = config("database");
+  const app = new Jar();
+  await signIn(cfg, app, new OpBrowser());
+  const down: AuthConfig = { ...cfg, logger: recordingLogger() };
+  down.providers = [
+    OIDC({
+      id: "oidc",
+      issuer: "http://127.0.0.1:1",
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+    }),
+  ];
+  const csrf = await csrfToken(down, app);
+  const out = await send(down, app, "/auth/signout", {
+    form: { csrfToken: csrf, federated: "true", callbackUrl: `${ORIGIN}/bye` },
+  });
+  expect(out.status).toBe(302);
+  expect(out.headers.get("location")).toBe(`${ORIGIN}/bye`);
+  expect(await sessionOf(cfg, app)).toBeNull();
+  expect((down.logger as ReturnType<typeof recordingLogger>).error).toHaveBeenCalledTimes(1);
+});

@@ -18,7 +18,12 @@ export async function signOut(ctx: Context): Promise<ResponseInternal> {
     (url) => ({ url }),
     (error: unknown) => ({ error }),
   );
-  const federated = await federatedTarget(ctx);
+  // A provider that cannot be reached (discovery failing) must not keep the user signed in here:
+  // the sign-out goes on locally, with one log line.
+  const federated = await federatedTarget(ctx).catch((error: unknown) => {
+    ctx.config.logger.error(error as Error);
+    return undefined;
+  });
   // End the session first: a refused callbackUrl must not leave the user signed in. The
   // deletions are queued on the context, so they also ride on an error redirect.
   const subject = await sessionSubject(ctx);
