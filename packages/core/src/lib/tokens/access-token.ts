@@ -57,8 +57,8 @@ const POLL_MS = 50;
 type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
 const keyOf = (a: AccountKey) => JSON.stringify([a.provider, a.providerAccountId]);
 
-/** Refreshes under way in this process, per account. */
-const pending = new Map<string, Promise<AccessToken>>();
+/** Refreshes under way in this process, per adapter (store) and account. */
+const pendingByAdapter = new WeakMap<Adapter, Map<string, Promise<AccessToken>>>();
 
 const now = () => Math.floor(Date.now() / 1000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -163,12 +163,14 @@ export async function getAccessToken(
   if (fresh(account, skew)) return result(account);
 
   const key = keyOf(account);
-  let refresh = pending.get(key);
+  const inFlight = pendingByAdapter.get(adapter) ?? new Map<string, Promise<AccessToken>>();
+  pendingByAdapter.set(adapter, inFlight);
+  let refresh = inFlight.get(key);
   if (!refresh) {
     refresh = refreshShared(adapter, provider as OAuthProvider, account, skew);
-    pending.set(key, refresh);
+    inFlight.set(key, refresh);
     const clear = () => {
-      if (pending.get(key) === refresh) pending.delete(key);
+      if (inFlight.get(key) === refresh) inFlight.delete(key);
     };
     refresh.then(clear, clear);
   }
