@@ -49,6 +49,7 @@ CREATE TABLE IF NOT EXISTS "public"."sessions" (
   "providerType" text,
   "client"       text,
   "ip"           text,
+  "providerSid"  text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 );
 
@@ -58,7 +59,8 @@ ALTER TABLE "public"."sessions"
   ADD COLUMN IF NOT EXISTS "provider" text,
   ADD COLUMN IF NOT EXISTS "providerType" text,
   ADD COLUMN IF NOT EXISTS "client" text,
-  ADD COLUMN IF NOT EXISTS "ip" text;
+  ADD COLUMN IF NOT EXISTS "ip" text,
+  ADD COLUMN IF NOT EXISTS "providerSid" text;
 
 CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON "public"."sessions" ("userId");
 

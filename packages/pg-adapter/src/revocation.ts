@@ -49,8 +49,11 @@ function statements(s: string): string[] {
   "providerType" text,
   "client"       text,
   "ip"           text,
+  "providerSid"  text,
   PRIMARY KEY ("userId", "sessionId")
 )`,
+    // Federated logout (issue 13): tables created before it gain the provider's session id.
+    `ALTER TABLE ${s}."jwt_sessions" ADD COLUMN IF NOT EXISTS "providerSid" text`,
   ];
 }
 
@@ -64,6 +67,7 @@ const RECORD_COLUMNS = [
   "providerType",
   "client",
   "ip",
+  "providerSid",
 ] as const;
 
 const dateOrNull = (value: unknown): Date | null =>
@@ -86,6 +90,10 @@ function toRecord(row: Row): RevocationSessionRecord {
     providerType: textOrNull(row.providerType),
     client: textOrNull(row.client),
     ip: textOrNull(row.ip),
+    // Left out when none was recorded, as records from before federated logout have none.
+    ...(row.providerSid === null || row.providerSid === undefined
+      ? {}
+      : { providerSid: String(row.providerSid) }),
   };
 }
 

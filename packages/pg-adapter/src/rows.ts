@@ -76,6 +76,7 @@ export const SESSION_METADATA = [
   "providerType",
   "client",
   "ip",
+  "providerSid",
 ] as const;
 
 export function toSession(row: Row): AdapterSession {
@@ -89,6 +90,10 @@ export function toSession(row: Row): AdapterSession {
     providerType: textOrNull(row.providerType),
     client: textOrNull(row.client),
     ip: textOrNull(row.ip),
+    // Left out when none was recorded (sessions not from an OpenID provider's sign-in).
+    ...(row.providerSid === null || row.providerSid === undefined
+      ? {}
+      : { providerSid: String(row.providerSid) }),
   };
 }
 

@@ -114,3 +114,43 @@ describe("PostgresRevocationStore", () => {
     expect(client.statements).toEqual([]);
   });
 });
+
+describe("the provider's session id (federated logout)", () => {
+  test("a database session stores providerSid, set at creation or by updateSession", async () => {
+    await migrate(db, { schema: "psid" });
+    const adapter = PostgresAdapter(db, { schema: "psid" });
+    const user = await adapter.createUser({ id: randomUUID(), email: "", emailVerified: null });
+    const expires = new Date(Date.now() + 3_600_000);
+    const token = randomBytes(16).toString("hex");
+    await adapter.createSession({
+      sessionToken: token,
+      userId: user.id,
+      expires,
+      providerSid: "s1",
+    });
+    expect((await adapter.getSessionAndUser(token))?.session.providerSid).toBe("s1");
+    const plain = randomBytes(16).toString("hex");
+    await adapter.createSession({ sessionToken: plain, userId: user.id, expires });
+    expect((await adapter.getSessionAndUser(plain))?.session).not.toHaveProperty("providerSid");
+    await adapter.updateSession({ sessionToken: plain, providerSid: "s2" });
+    const listed = await adapter.listSessionsByUserId(user.id);
+    expect(listed.map((s) => s.providerSid).sort()).toEqual(["s1", "s2"]);
+  });
+
+  test("the revocation store's recorded JWT session keeps providerSid", async () => {
+    const store = PostgresRevocationStore(db, { schema: "psid_rev" });
+    await store.migrate();
+    const userId = randomUUID();
+    const expires = new Date(Date.now() + 3_600_000);
+    await store.recordSession({ userId, sessionId: "j1", expires, providerSid: "op-sid" });
+    await store.recordSession({ userId, sessionId: "j2", expires });
+    const records = await store.listSessions(userId);
+    expect(records.find((r) => r.sessionId === "j1")?.providerSid).toBe("op-sid");
+    expect(records.find((r) => r.sessionId === "j2")).not.toHaveProperty("providerSid");
+    // A re-issued token recorded without it keeps the recorded one.
+    await store.recordSession({ userId, sessionId: "j1", expires, lastSeenAt: new Date() });
+    expect((await store.listSessions(userId)).find((r) => r.sessionId === "j1")?.providerSid).toBe(
+      "op-sid",
+    );
+  });
+});
