@@ -205,7 +205,21 @@ export function MikroOrmAdapter<
   const users = (em: EntityManager) => rowsOf<AdapterUser>(em.getMetadata(UserEntity));
   const accounts = (em: EntityManager) =>
     rowsOf<AdapterAccount>(em.getMetadata(AccountEntity), true);
-  const sessions = (em: EntityManager) => rowsOf<AdapterSession>(em.getMetadata(SessionEntity));
+  const sessions = (em: EntityManager) => {
+    const rows = rowsOf<AdapterSession>(em.getMetadata(SessionEntity));
+    // `providerSid` is left out when none was recorded, as the other adapters do.
+    const trim = (row: AdapterSession | null) => {
+      if (row && (row.providerSid === null || row.providerSid === undefined)) {
+        delete row.providerSid;
+      }
+      return row;
+    };
+    return {
+      data: rows.data,
+      row: (managed: object) => trim(rows.row(managed)) as AdapterSession,
+      maybe: (managed: object | null) => trim(rows.maybe(managed)),
+    };
+  };
   const tokens = (em: EntityManager) =>
     rowsOf<AdapterVerificationToken>(em.getMetadata(TokenEntity));
   const authenticators = (em: EntityManager) =>

@@ -72,7 +72,8 @@ export class Session {
     | "provider"
     | "providerType"
     | "client"
-    | "ip";
+    | "ip"
+    | "providerSid";
   declare id: string;
   declare user: User;
   declare sessionToken: string;
@@ -84,6 +85,8 @@ export class Session {
   declare providerType?: string | null;
   declare client?: string | null;
   declare ip?: string | null;
+  /** The OpenID provider's `sid` of the sign-in, for federated logout; left out when `null`. */
+  declare providerSid?: string | null;
   /** The id of {@link Session.user}, without loading the user. */
   get userId(): string {
     return userIdOf(this);
@@ -295,6 +298,7 @@ export function defineGatehouseEntities<
     providerType: text("providerType"),
     client: text("client"),
     ip: text("ip"),
+    providerSid: text("providerSid"),
   });
 
   set.VerificationToken = build(

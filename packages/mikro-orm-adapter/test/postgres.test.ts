@@ -4,7 +4,7 @@ import { MikroORM } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { gatehouseEntities, MikroOrmAdapter } from "../src/index.js";
 import { databaseUrl, sqlReaders, unreachable } from "./support/databases.js";
-import { updateAccountCases } from "./support/tokens.js";
+import { providerSidCases, updateAccountCases } from "./support/tokens.js";
 
 // A fresh schema per run, so runs never see each other's rows; dropped at the end.
 const schema = `gh_mikro_${randomBytes(6).toString("hex")}`;
@@ -54,6 +54,7 @@ describe.skipIf(skip)("MikroOrmAdapter on PostgreSQL", () => {
   });
 
   updateAccountCases(() => adapter);
+  providerSidCases(() => adapter);
 
   test("50 concurrent useVerificationToken calls from two connection pools get the token once", async () => {
     const token = {

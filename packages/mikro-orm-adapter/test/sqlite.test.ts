@@ -3,7 +3,7 @@ import { MikroORM } from "@mikro-orm/sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { gatehouseEntities, MikroOrmAdapter } from "../src/index.js";
 import { sqlReaders } from "./support/databases.js";
-import { updateAccountCases } from "./support/tokens.js";
+import { providerSidCases, updateAccountCases } from "./support/tokens.js";
 
 // In-memory SQLite through @mikro-orm/sqlite (the `sqlite3` native module): nothing to start.
 const orm = await MikroORM.init({ dbName: ":memory:", entities: [...gatehouseEntities.list] });
@@ -24,6 +24,7 @@ describe("MikroOrmAdapter on SQLite", () => {
   });
 
   updateAccountCases(() => adapter);
+  providerSidCases(() => adapter);
 
   test("foreign keys are enforced: an account of an unknown user is rejected", async () => {
     const account = {

@@ -80,3 +80,32 @@ export function updateAccountCases(adapter: () => MikroOrmAdapterMethods): void 
     expect(stored?.refresh_token).toBe(winners[0]?.refresh_token);
   });
 }
+
+export function providerSidCases(adapter: () => MikroOrmAdapterMethods): void {
+  test("a session stores providerSid, set at creation or by updateSession; left out when none", async () => {
+    const user = await adapter().createUser({
+      id: crypto.randomUUID(),
+      email: `${crypto.randomUUID()}@example.com`,
+      emailVerified: null,
+    });
+    const expires = new Date(Date.now() + 3_600_000);
+    const token = crypto.randomUUID();
+    await adapter().createSession({
+      sessionToken: token,
+      userId: user.id,
+      expires,
+      providerSid: "s1",
+    });
+    expect((await adapter().getSessionAndUser(token))?.session.providerSid).toBe("s1");
+    const plain = crypto.randomUUID();
+    await adapter().createSession({ sessionToken: plain, userId: user.id, expires });
+    expect((await adapter().getSessionAndUser(plain))?.session).not.toHaveProperty("providerSid");
+    expect(await adapter().updateSession({ sessionToken: plain, providerSid: "s2" })).toMatchObject(
+      {
+        providerSid: "s2",
+      },
+    );
+    const listed = await adapter().listSessionsByUserId(user.id);
+    expect(listed.map((s) => s.providerSid).sort()).toEqual(["s1", "s2"]);
+  });
+}
