@@ -5,7 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { RedisAdapter } from "../src/index.js";
+import { RedisAdapter, RedisRevocationStore } from "../src/index.js";
 import {
   deleteKeysUnder,
   ioredis,
@@ -93,6 +93,35 @@ describe.skipIf(skip)("provider token methods on a real Redis", () => {
         expect(winners).toHaveLength(1);
         const stored = await adapter.getAccount(key.providerAccountId, key.provider);
         expect(stored?.refresh_token).toBe(winners[0]?.refresh_token);
+      });
+
+      test("sessions and the revocation store's records keep providerSid", async () => {
+        const user = await adapter.createUser(newUser());
+        const expires = new Date(Date.now() + 3_600_000);
+        const token = crypto.randomUUID();
+        await adapter.createSession({
+          sessionToken: token,
+          userId: user.id,
+          expires,
+          providerSid: "s1",
+        });
+        expect((await adapter.getSessionAndUser(token))?.session.providerSid).toBe("s1");
+        const plain = crypto.randomUUID();
+        await adapter.createSession({ sessionToken: plain, userId: user.id, expires });
+        await adapter.updateSession({ sessionToken: plain, providerSid: "s2" });
+        const listed = await adapter.listSessionsByUserId(user.id);
+        expect(listed.map((x) => x.providerSid).sort()).toEqual(["s1", "s2"]);
+
+        const store = RedisRevocationStore(client, { prefix });
+        await store.recordSession({ userId: user.id, sessionId: "j1", expires, providerSid: "op" });
+        await store.recordSession({
+          userId: user.id,
+          sessionId: "j1",
+          expires,
+          lastSeenAt: new Date(),
+        });
+        const records = await store.listSessions(user.id);
+        expect(records.find((r) => r.sessionId === "j1")?.providerSid).toBe("op");
       });
 
       test("lockAccount: one holder at a time, released by its holder, expires by itself", async () => {
