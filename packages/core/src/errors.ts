@@ -32,6 +32,7 @@ export {
   OAuthCallbackError,
   OAuthProfileParseError,
   OAuthSignInError,
+  RefreshTokenError,
   SessionTokenError,
   SignInError,
   SignOutError,

@@ -16,7 +16,7 @@ export {
   revokeSession,
   revokeUserSessions,
 } from "@gatehouse/core";
-export { AuthError, CredentialsSignin } from "@gatehouse/core/errors";
+export { AuthError, CredentialsSignin, RefreshTokenError } from "@gatehouse/core/errors";
 export type {
   Account,
   AdapterUser,
