@@ -15,12 +15,11 @@ export {
   revokeUserSessions,
 } from "./lib/session/api.js";
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export type { AccessToken, GetAccessTokenOptions } from "./lib/tokens/access-token.js";
 export {
-  type AccessToken,
-  type GetAccessTokenOptions,
-  getAccessToken,
   PROVIDER_TOKENS_CLAIM,
   type ProviderTokens,
   storeProviderTokens,
-} from "./lib/tokens/access-token.js";
+} from "./lib/tokens/claim.js";
+export { getAccessToken } from "./lib/tokens/lazy.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";
