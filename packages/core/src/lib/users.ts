@@ -22,7 +22,7 @@
 import type { Context } from "./context.js";
 import { randomUUID } from "./crypto/hash.js";
 import { normalizeEmail } from "./email/normalize.js";
-import { AdapterError, type AuthError } from "./errors.js";
+import type { AuthError } from "./errors.js";
 import { emit } from "./events.js";
 import { recordSecurityEvent } from "./security-log.js";
 import { signedInUser } from "./session/index.js";
@@ -179,32 +179,6 @@ async function create(
   return { user, isNewUser: true };
 }
 
-/**
- * A new OAuth sign-in of a linked account brings a new token set: store it (and clear a
- * `RefreshTokenError` mark), so `getAccessToken` works again after the user signed back in.
- * Only with an adapter that has `updateAccount`; a failure is logged, never the sign-in's.
- */
-async function refreshStoredTokens(
-  ctx: Context,
-  store: Store,
-  account: ResolveParams["account"],
-): Promise<void> {
-  if (!store.updateAccount || (account.type !== "oauth" && account.type !== "oidc")) return;
-  if (!account.access_token && !account.refresh_token && !account.id_token) return;
-  // Only what this sign-in brought: a provider that sends no new refresh token on a repeat
-  // sign-in (Google without `prompt=consent`) must not erase the stored one.
-  const fresh = Object.fromEntries(
-    Object.entries(account).filter(([, value]) => value !== undefined && value !== null),
-  ) as ResolveParams["account"];
-  try {
-    await store.updateAccount({ ...fresh, error: null });
-  } catch (cause) {
-    ctx.config.logger.error(
-      new AdapterError("The new tokens of a linked account could not be stored", { cause }),
-    );
-  }
-}
-
 /** Resolves the user of a provider sign-in, following the linking table above. */
 export async function resolveUser(ctx: Context, params: ResolveParams): Promise<Resolution> {
   const store = ctx.config.adapter as Store;
@@ -222,7 +196,6 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
     if (current && current.id !== owner.id) {
       throw params.notLinked("This account is already linked to another user");
     }
-    await refreshStoredTokens(ctx, store, account);
     return { user: owner, isNewUser: false };
   }
   if (current) {
