@@ -329,3 +329,53 @@ describe("races and failures", () => {
     expect(adapter.rows.count().users).toBe(0);
   });
 });
+
+describe("a repeat sign-in of a linked account", () => {
+  test("stores the new tokens, keeps a refresh token it did not bring, and clears a refresh mark", async () => {
+    const adapter = MemoryAdapter();
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter,
+      providers: [acme],
+      logger: recordingLogger(),
+    };
+    const context = async () =>
+      new Context(
+        await parseRequest(new Request(`${ORIGIN}/auth/callback/acme`), "/auth"),
+        resolveConfig(config),
+      );
+    const first = await resolveUser(
+      await context(),
+      params({
+        account: {
+          provider: "acme",
+          providerAccountId: "acme-1",
+          type: "oauth",
+          access_token: "old-at",
+          refresh_token: "rt-1",
+        },
+      }),
+    );
+    await adapter.updateAccount!({
+      provider: "acme",
+      providerAccountId: "acme-1",
+      error: "RefreshTokenError",
+    });
+    const again = await resolveUser(
+      await context(),
+      params({
+        account: {
+          provider: "acme",
+          providerAccountId: "acme-1",
+          type: "oauth",
+          access_token: "new-at",
+        },
+      }),
+    );
+    expect(again.user.id).toBe(first.user.id);
+    const stored = await adapter.getAccount!("acme-1", "acme");
+    expect(stored).toMatchObject({ access_token: "new-at", refresh_token: "rt-1" });
+    expect(stored?.error ?? null).toBeNull();
+  });
+});

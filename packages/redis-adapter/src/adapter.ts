@@ -127,8 +127,14 @@ function expectOk(status: string | null, outcomes: Record<string, string>): void
   fail(message ?? `unexpected script result ${JSON.stringify(status)}`);
 }
 
-// Read-merge-write updates retry when another client changed the row in between.
-const ATTEMPTS = 16;
+// Read-merge-write updates retry when another client changed the row in between, after a short
+// random pause that grows with each conflict, so that many writers of one row (20 repeat
+// sign-ins of one account, say) take turns instead of colliding again at once.
+const ATTEMPTS = 40;
+const pause = (attempt: number) =>
+  new Promise((resolve) =>
+    setTimeout(resolve, Math.random() * Math.min(2 ** Math.min(attempt, 5), 25)),
+  );
 /** What `updateAccount` never changes: the account's identity and owner. */
 const FIXED_ACCOUNT_FIELDS: ReadonlySet<string> = new Set([
   "id",
@@ -141,6 +147,7 @@ const FIXED_ACCOUNT_FIELDS: ReadonlySet<string> = new Set([
 const CONFLICT = Symbol("conflict");
 async function optimistic<T>(what: string, attempt: () => Promise<T | typeof CONFLICT>) {
   for (let i = 0; i < ATTEMPTS; i++) {
+    if (i > 0) await pause(i);
     const result = await attempt();
     if (result !== CONFLICT) return result;
   }

@@ -22,7 +22,7 @@
 import type { Context } from "./context.js";
 import { randomUUID } from "./crypto/hash.js";
 import { normalizeEmail } from "./email/normalize.js";
-import type { AuthError } from "./errors.js";
+import { AdapterError, type AuthError } from "./errors.js";
 import { emit } from "./events.js";
 import { recordSecurityEvent } from "./security-log.js";
 import { signedInUser } from "./session/index.js";
@@ -179,6 +179,34 @@ async function create(
   return { user, isNewUser: true };
 }
 
+/**
+ * A new OAuth sign-in of a linked account brings a new token set: store it (and clear a
+ * `RefreshTokenError` mark), so `getAccessToken` works again after the user signed back in.
+ * Only with an adapter that has `updateAccount`; a failure is logged, never the sign-in's.
+ */
+async function refreshStoredTokens(
+  ctx: Context,
+  store: Store,
+  account: ResolveParams["account"],
+): Promise<void> {
+  if (!store.updateAccount || (account.type !== "oauth" && account.type !== "oidc")) return;
+  if (!account.access_token && !account.refresh_token && !account.id_token) return;
+  // Only what this sign-in brought: a provider that sends no new refresh token on a repeat
+  // sign-in (Google without `prompt=consent`) must not erase the stored one.
+  const fresh = Object.fromEntries(
+    Object.entries(account).filter(([, value]) => value !== undefined && value !== null),
+  ) as ResolveParams["account"];
+  // A new access token without a lifetime must not inherit the old token's (past) expiry.
+  const lifetime = fresh.access_token && fresh.expires_at === undefined ? { expires_at: null } : {};
+  try {
+    await store.updateAccount({ ...fresh, ...lifetime, error: null } as ResolveParams["account"]);
+  } catch (cause) {
+    ctx.config.logger.error(
+      new AdapterError("The new tokens of a linked account could not be stored", { cause }),
+    );
+  }
+}
+
 /** Resolves the user of a provider sign-in, following the linking table above. */
 export async function resolveUser(ctx: Context, params: ResolveParams): Promise<Resolution> {
   const store = ctx.config.adapter as Store;
@@ -196,6 +224,7 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
     if (current && current.id !== owner.id) {
       throw params.notLinked("This account is already linked to another user");
     }
+    await refreshStoredTokens(ctx, store, account);
     return { user: owner, isNewUser: false };
   }
   if (current) {
