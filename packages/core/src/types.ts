@@ -2,6 +2,19 @@
  * Public types of Gatehouse.
  * @module
  */
+
+export type {
+  BackoffRule,
+  ClientAddressResolver,
+  ClientRateLimit,
+  CredentialsRateLimit,
+  EmailRateLimit,
+  RateLimitCount,
+  RateLimitOptions,
+  RateLimitRule,
+  RateLimitStore,
+  TrustedProxies,
+} from "./lib/types/abuse.js";
 export type {
   AuthAction,
   AuthConfig,

@@ -26,6 +26,7 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     state: { name: `${prefix}authjs.state`, options: check() },
     nonce: { name: `${prefix}authjs.nonce`, options: check() },
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: check() },
+    emailCode: { name: `${prefix}gatehouse.email-code`, options: base() },
   };
 }
 

@@ -1,4 +1,5 @@
 import type { raw, skipCSRFCheck } from "../symbols.js";
+import type { ClientAddressResolver, RateLimitOptions, TrustedProxies } from "./abuse.js";
 import type { JWTOptions } from "./jwt.js";
 import type {
   Account,
@@ -79,6 +80,11 @@ export interface CookiesOptions {
   state: CookieOption;
   nonce: CookieOption;
   webauthnChallenge: CookieOption;
+  /**
+   * Binds an email sign-in code to the browser that asked for it (Gatehouse; set only when an
+   * email provider sends codes).
+   */
+  emailCode: CookieOption;
 }
 
 /** Overrides of the default cookies: any name, any attribute. */
@@ -272,6 +278,19 @@ export interface AuthConfig {
    * (`https://*.preview.example.com`). Default: none (`AUTH_REDIRECT_PROXY_ORIGINS`, comma-separated).
    */
   redirectProxyOrigins?: string[];
+  /**
+   * Rate limits of sign-in (credentials, email, passkey options, OAuth starts), on by default.
+   * `false` turns them all off; each action's limits can be changed or turned off. See
+   * docs/rate-limits.md.
+   */
+  rateLimit?: RateLimitOptions | false;
+  /**
+   * The proxies in front of the app, whose `X-Forwarded-For` entries are trusted: a count or CIDR
+   * ranges (`AUTH_TRUSTED_PROXIES`). Unset: `X-Forwarded-For` is never read.
+   */
+  trustedProxies?: TrustedProxies;
+  /** The client's address on platforms that give it another way than `X-Forwarded-For`. */
+  clientAddress?: ClientAddressResolver;
   /** The secret, or a list of secrets: the first signs and encrypts, all are accepted. */
   secret?: string | string[];
   session?: Partial<SessionOptions>;
@@ -327,4 +346,5 @@ export type SignInPageErrorParam =
   | "CredentialsSignin"
   | "SessionRequired"
   | "MissingCSRF"
-  | "AccountNotLinked";
+  | "AccountNotLinked"
+  | "RateLimited";

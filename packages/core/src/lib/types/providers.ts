@@ -110,7 +110,21 @@ export interface EmailConfig extends CommonProviderConfig {
     token: string;
     theme: unknown;
     request: Request;
+    /** The one-time code to type instead of clicking, when the provider sends codes (`code`). */
+    code?: string;
   }) => Awaitable<void>;
+  /**
+   * Scanner-safe links (default `true`): opening the link (`GET`) shows a page with one button,
+   * and only its `POST` uses the token and signs in, so a mail scanner that opens links consumes
+   * nothing. `false`: the link signs in on `GET`, as in Auth.js.
+   */
+  confirm?: boolean;
+  /**
+   * Also send a one-time code the user can type on the verify-request page (default `false`).
+   * `true`: 8 digits; or choose the `length` and `alphabet`. The code is stored hashed, expires
+   * with the link, dies after 5 wrong tries, and works only in the browser that asked for it.
+   */
+  code?: boolean | { length?: number; alphabet?: string };
   generateVerificationToken?: () => Awaitable<string>;
   normalizeIdentifier?: (identifier: string) => string;
   secret?: string;

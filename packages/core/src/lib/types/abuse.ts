@@ -1,0 +1,97 @@
+/**
+ * Contracts of abuse protection: rate limits per client and per account, the client address, and
+ * the limiter store several app instances can share. Types only.
+ */
+
+/** A counter of a {@link RateLimitStore}. */
+export interface RateLimitCount {
+  /** Hits counted so far, this one included. */
+  count: number;
+  /** When the counter ends, in milliseconds since the epoch. */
+  resetAt: number;
+}
+
+/**
+ * Where rate-limit counters live. The memory store (the default) counts per process; the Redis
+ * and PostgreSQL stores let several app instances share their limits. Keys are opaque to the
+ * store (Gatehouse hashes the account and address parts) and never hold a secret.
+ */
+export interface RateLimitStore {
+  /**
+   * Adds one hit to the counter `key` and returns it. A counter that does not exist or has ended
+   * starts again at 1 and ends `windowMs` from now. With `extend: true` every hit moves its end
+   * to `windowMs` from now (the counter lasts until `windowMs` of quiet: failure streaks);
+   * otherwise the end stays where the first hit put it (a fixed window).
+   * Atomic across every process sharing the store, in one round trip.
+   */
+  hit(key: string, windowMs: number, options?: { extend?: boolean }): Promise<RateLimitCount>;
+  /** The counter without adding to it; `null` when it does not exist or has ended. */
+  peek(key: string): Promise<RateLimitCount | null>;
+  /** Ends the counter (a successful sign-in forgets its failures). */
+  reset(key: string): Promise<void>;
+}
+
+/** A limit: at most `max` requests per `windowSeconds`. */
+export interface RateLimitRule {
+  max: number;
+  windowSeconds: number;
+}
+
+/** Failed-attempt backoff for one account from one client address. */
+export interface BackoffRule {
+  /** Failures allowed before the backoff starts. */
+  freeAttempts: number;
+  /** The wait after the first failure past the free ones, doubled with each further failure. */
+  baseSeconds: number;
+  /** The longest wait. */
+  maxSeconds: number;
+}
+
+/** Limits of the credentials callback. */
+export interface CredentialsRateLimit {
+  /** Attempts per client address, whatever the account. */
+  perClient?: RateLimitRule | false;
+  /** Failed attempts per account from one client address, with exponential backoff. */
+  failures?: BackoffRule | false;
+}
+
+/** Limits of email (magic link / code) sign-in. */
+export interface EmailRateLimit {
+  /** Emails sent to one address. */
+  perAddress?: RateLimitRule | false;
+  /** Sign-in emails requested by one client address. */
+  perClient?: RateLimitRule | false;
+}
+
+/** Limits of an action that only has a per-client limit. */
+export interface ClientRateLimit {
+  perClient?: RateLimitRule | false;
+}
+
+/** `AuthConfig.rateLimit`: on by default; `false` turns every limit off. */
+export interface RateLimitOptions {
+  /** Where the counters live. Default: one memory store per configuration (per process). */
+  store?: RateLimitStore;
+  credentials?: CredentialsRateLimit | false;
+  email?: EmailRateLimit | false;
+  /** `GET /webauthn-options`. */
+  webauthn?: ClientRateLimit | false;
+  /** `POST /signin/<oauth provider>`: the start of an OAuth sign-in. */
+  oauth?: ClientRateLimit | false;
+}
+
+/**
+ * Who sits in front of the app: the number of proxies that append to `X-Forwarded-For`
+ * (`1`: one load balancer), or the CIDR ranges of trusted proxies (`["10.0.0.0/8"]`). The client
+ * address is then the rightmost `X-Forwarded-For` entry that is not a trusted proxy. Unset (the
+ * default): `X-Forwarded-For` is never read.
+ */
+export type TrustedProxies = number | string[];
+
+/**
+ * Tells Gatehouse the client's address on platforms that give it another way (a socket, a
+ * platform header). Return `null` or `undefined` when it is unknown.
+ */
+export type ClientAddressResolver = (
+  request: Request,
+) => string | null | undefined | Promise<string | null | undefined>;
