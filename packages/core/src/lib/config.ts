@@ -25,7 +25,9 @@ import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
 import { resolveLogger } from "./logger.js";
 import { normalizeOAuth } from "./oauth/provider.js";
 import { parsePublicUrl } from "./origin.js";
+import { MemoryRateLimitStore } from "./rate-limit/memory.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
+import type { RateLimitStore } from "./types/abuse.js";
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -74,6 +76,11 @@ export interface ResolvedConfig {
   identityJwtCallback: boolean;
   /** The security activity log, when on. */
   securityLog: SecurityLogOptions | undefined;
+  /**
+   * Where rate-limit counters and sign-in-code tries are counted: `rateLimit.store`, or one memory
+   * store per configuration (present even when the limits are off).
+   */
+  rateLimitStore: RateLimitStore;
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
@@ -341,6 +348,7 @@ function build(config: AuthConfig): ResolvedConfig {
     redirectProxyUrl: config.redirectProxyUrl,
     identityJwtCallback: !config.callbacks?.jwt,
     securityLog: config.securityLog,
+    rateLimitStore: (config.rateLimit && config.rateLimit.store) || MemoryRateLimitStore(),
   };
 }
 

@@ -1,0 +1,66 @@
+/**
+ * The per-process rate-limit store: a map of counters that forgets ended ones as it goes, bounded
+ * in size so that a flood of distinct keys cannot grow it without end.
+ */
+import type { RateLimitCount, RateLimitStore } from "../types/abuse.js";
+
+/** Options of {@link MemoryRateLimitStore}. */
+export interface MemoryRateLimitStoreOptions {
+  /** Counters kept at most; the ones ending soonest go first when it is full. Default 100,000. */
+  maxEntries?: number;
+  /** The clock, in milliseconds (tests). Default `Date.now`. */
+  now?: () => number;
+}
+
+/**
+ * A {@link RateLimitStore} in this process's memory: the default. Each app instance counts on its
+ * own; share a Redis or PostgreSQL store between instances to enforce one limit.
+ */
+export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
+  const maxEntries = options.maxEntries ?? 100_000;
+  const now = options.now ?? Date.now;
+  const counters = new Map<string, RateLimitCount>();
+  let sweptAt = 0;
+
+  const live = (key: string, at: number): RateLimitCount | undefined => {
+    const counter = counters.get(key);
+    if (counter && counter.resetAt <= at) {
+      counters.delete(key);
+      return undefined;
+    }
+    return counter;
+  };
+
+  /** Drops ended counters (at most once a second), then the soonest-ending ones over the bound. */
+  const sweep = (at: number) => {
+    if (counters.size < maxEntries && at - sweptAt < 1_000) return;
+    sweptAt = at;
+    for (const [key, counter] of counters) if (counter.resetAt <= at) counters.delete(key);
+    if (counters.size < maxEntries) return;
+    const soonest = [...counters].sort((a, b) => a[1].resetAt - b[1].resetAt);
+    for (const [key] of soonest.slice(0, counters.size - maxEntries + 1)) counters.delete(key);
+  };
+
+  return {
+    async hit(key, windowMs, hitOptions) {
+      const at = now();
+      const current = live(key, at);
+      if (!current) sweep(at);
+      const counter: RateLimitCount = current
+        ? {
+            count: current.count + 1,
+            resetAt: hitOptions?.extend ? at + windowMs : current.resetAt,
+          }
+        : { count: 1, resetAt: at + windowMs };
+      counters.set(key, counter);
+      return { ...counter };
+    },
+    async peek(key) {
+      const counter = live(key, now());
+      return counter ? { ...counter } : null;
+    },
+    async reset(key) {
+      counters.delete(key);
+    },
+  };
+}
