@@ -5,5 +5,6 @@
  */
 export { RedisAdapter, type RedisAdapterOptions } from "./adapter.js";
 export type { IORedisClientLike, NodeRedisClientLike, RedisClientLike } from "./client.js";
+export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from "./rate-limit.js";
 export { RedisRevocationStore, type RedisRevocationStoreOptions } from "./revocation.js";
 export { RedisSecurityEventStore, type RedisSecurityEventStoreOptions } from "./security-log.js";
