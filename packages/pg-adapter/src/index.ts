@@ -4,6 +4,7 @@
  */
 export { PostgresAdapter, type PostgresAdapterMethods, type StoredSession } from "./adapter.js";
 export type { PostgresOptions, Queryable } from "./client.js";
+export { PostgresRateLimitStore, type PostgresRateLimitStoreMethods } from "./rate-limit.js";
 export { PostgresRevocationStore, type PostgresRevocationStoreMethods } from "./revocation.js";
 export { createSchemaSql, migrate, schemaSql } from "./schema.js";
 export {
