@@ -3,6 +3,13 @@
  * @module
  */
 export { Auth } from "./lib/auth.js";
+export {
+  hashPassword,
+  MAX_PASSWORD_LENGTH,
+  needsRehash,
+  type PasswordHashOptions,
+  verifyPassword,
+} from "./lib/crypto/password.js";
 export { isDate } from "./lib/dates.js";
 export { createActionURL, setEnvDefaults } from "./lib/env.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
