@@ -44,7 +44,9 @@ const actions: Record<AuthAction, Action> = {
   signin: onFirstUse(async () => (await import("./actions/signin.js")).signIn),
   signout: onFirstUse(async () => (await import("./actions/signout.js")).signOut),
   callback: onFirstUse(async () => (await import("./actions/callback/index.js")).callback),
-  "verify-request": onFirstUse(async () => (await import("./actions/pages.js")).verifyRequestPage),
+  "verify-request": onFirstUse(
+    async () => (await import("./actions/verify-request.js")).verifyRequestPage,
+  ),
   error: onFirstUse(async () => (await import("./actions/pages.js")).errorPage),
   "webauthn-options": onFirstUse(
     async () => (await import("./actions/webauthn-options.js")).webauthnOptions,

@@ -14,17 +14,20 @@ export type EmailOptions = Partial<Omit<EmailConfig, "type" | "sendVerificationR
   Pick<EmailConfig, "sendVerificationRequest">;
 
 /**
- * An email provider. `sendVerificationRequest` delivers `url` to `identifier` however you like
- * (an HTTP mail API, a queue, ...). Tokens are stored hashed and work once; links expire after
- * `maxAge` seconds (default 24 hours). Needs an adapter with `createVerificationToken`,
- * `useVerificationToken` and `getUserByEmail` (and the user methods).
+ * An email provider. `sendVerificationRequest` delivers `url` (and `code`, with `code` set) to
+ * `identifier` however you like (an HTTP mail API, a queue, ...). Tokens are stored hashed and
+ * work once; links expire after `maxAge` seconds (default 24 hours). Opening the link shows a
+ * page with one button whose `POST` signs in (`confirm: false`: the link signs in directly).
+ * Needs an adapter with `createVerificationToken`, `useVerificationToken` and `getUserByEmail`
+ * (and the user methods).
  *
  * @example
  * ```ts
  * Email({
  *   from: "Acme <login@acme.example>",
- *   async sendVerificationRequest({ identifier, url }) {
- *     await mailApi.send({ to: identifier, subject: "Sign in", text: url });
+ *   code: true,
+ *   async sendVerificationRequest({ identifier, url, code }) {
+ *     await mailApi.send({ to: identifier, subject: "Sign in", text: `${url}\n\nCode: ${code}` });
  *   },
  * })
  * ```

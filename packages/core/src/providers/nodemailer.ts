@@ -47,7 +47,8 @@ async function transport(server: string | Record<string, unknown>): Promise<Tran
 
 /**
  * An email provider that sends the sign-in link over SMTP: a default HTML and plain-text message
- * with the site's host and a sign-in button in the theme's colours. Settings not given here are
+ * with the site's host, a sign-in button in the theme's colours, and the one-time code when
+ * `code` is set. Settings not given here are
  * read from the environment when the first email is sent.
  *
  * @example
@@ -60,7 +61,7 @@ export default function Nodemailer(options: NodemailerOptions = {}): EmailConfig
     id: "nodemailer",
     name: "Email",
     maxAge: 24 * 60 * 60,
-    async sendVerificationRequest({ identifier, url, theme, provider: resolved }) {
+    async sendVerificationRequest({ identifier, url, theme, provider: resolved, code }) {
       const server =
         (resolved.server as NodemailerOptions["server"]) ??
         env("AUTH_NODEMAILER_SERVER") ??
@@ -75,6 +76,7 @@ export default function Nodemailer(options: NodemailerOptions = {}): EmailConfig
       const message = signInEmail({
         url,
         theme: theme as { brandColor?: string; buttonText?: string },
+        ...(code === undefined ? {} : { code }),
       });
       const result = await (await transport(server)).sendMail({ to: identifier, from, ...message });
       if (result.rejected?.length) throw new Error("The SMTP server rejected the recipient");

@@ -12,6 +12,7 @@ import type { ResponseInternal } from "../types/config.js";
 import type { InternalProvider } from "../types/internal.js";
 import type { Adapter, AdapterUser } from "../types/models.js";
 import type { EmailConfig } from "../types/providers.js";
+import { codeHash, codeShape, generateCode, sealBinding } from "./code.js";
 import { InvalidEmailAddress, normalizeEmail } from "./normalize.js";
 
 export type EmailInternalProvider = InternalProvider & EmailConfig;
@@ -69,19 +70,37 @@ export async function emailSignIn(
   const gate = await gateSignIn(ctx, { user, account, email: { verificationRequest: true } });
   if (gate) return gate;
 
+  const shape = codeShape(provider);
   const token = (await provider.generateVerificationToken?.()) ?? randomHex(32);
-  const expires = new Date(Date.now() + (provider.maxAge ?? DEFAULT_EMAIL_MAX_AGE) * 1000);
+  const maxAge = provider.maxAge ?? DEFAULT_EMAIL_MAX_AGE;
+  const expires = new Date(Date.now() + maxAge * 1000);
   const url = new URL(provider.callbackUrl);
   url.searchParams.set("callbackUrl", callbackUrl);
   url.searchParams.set("token", token);
   url.searchParams.set("email", identifier);
 
-  const stored = {
-    identifier,
-    token: await hashToken(token, tokenSecrets(ctx, provider)[0]!),
-    expires,
-  };
+  const secret = tokenSecrets(ctx, provider)[0]!;
+  const stored = { identifier, token: await hashToken(token, secret), expires };
   await adapter.createVerificationToken(stored);
+  let code: string | undefined;
+  const rows = [stored.token];
+  if (shape) {
+    // The code works only in this browser: its hash is keyed by a nonce kept in a sealed cookie.
+    code = generateCode(shape);
+    const nonce = randomHex(16);
+    const hash = await codeHash(secret, nonce, identifier, code);
+    await adapter.createVerificationToken({ identifier, token: hash, expires });
+    rows.push(hash);
+    const binding = {
+      nonce,
+      identifier,
+      provider: provider.id,
+      codeHash: hash,
+      linkHash: stored.token,
+      expires: expires.valueOf(),
+    };
+    ctx.setCookies.push(await sealBinding(ctx, binding, maxAge));
+  }
   try {
     await provider.sendVerificationRequest({
       identifier,
@@ -91,12 +110,15 @@ export async function emailSignIn(
       provider,
       theme: ctx.config.theme,
       request: ctx.req.original,
+      ...(code === undefined ? {} : { code }),
     });
   } catch (cause) {
-    // A link nobody received must not stay redeemable.
-    await Promise.resolve(adapter.useVerificationToken({ identifier, token: stored.token })).catch(
-      (error) => ctx.config.logger.error(error as Error),
-    );
+    // A link (or code) nobody received must not stay redeemable.
+    for (const row of rows) {
+      await Promise.resolve(adapter.useVerificationToken({ identifier, token: row })).catch(
+        (error) => ctx.config.logger.error(error as Error),
+      );
+    }
     const error = new EmailSignInError("The sign-in email could not be sent", { cause });
     error.code = "send_failed";
     throw error;

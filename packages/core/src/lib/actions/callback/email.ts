@@ -1,12 +1,17 @@
 /**
- * GET /callback/<email provider>?token&email&callbackUrl: redeem a sign-in link, once.
+ * GET and POST /callback/<email provider>. By default a `GET` of the link only answers a page
+ * with one button, and its `POST` (CSRF-checked) redeems the token: a mail scanner that opens the
+ * link consumes nothing. With `confirm: false` the `GET` redeems it. A `POST` with `code` instead
+ * of `token` redeems an emailed code (see `./email-code.ts`). Each token and code works once.
  */
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
+import { forgetBinding, openBinding } from "../../email/code.js";
 import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email/signin.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
 import { emit } from "../../events.js";
-import { redirectResult } from "../../response.js";
+import { renderEmailConfirmPage } from "../../pages/index.js";
+import { htmlResult, redirectResult } from "../../response.js";
 import { recordSecurityEvent } from "../../security-log.js";
 import { issueSession, signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
@@ -16,6 +21,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "../../types/models.js";
+import { requireCsrf } from "../csrf.js";
 import { pageUrl } from "../pages.js";
 import { gateSignIn } from "./gate.js";
 
@@ -98,12 +104,65 @@ async function mayAdopt(
   return !ctx.config.providers.some((p) => unlistable.has(p.type));
 }
 
+/**
+ * The confirmation page a link opens: nothing is redeemed, no session is made. The token stays
+ * out of any `Referer` the page could send.
+ */
+async function confirmPage(
+  ctx: Context,
+  provider: EmailInternalProvider,
+): Promise<ResponseInternal> {
+  const { token, email } = ctx.req.query;
+  if (!token || !email) {
+    throw new Verification("The sign-in link has no token or no email address");
+  }
+  const callbackUrl = await ctx.callbackUrl();
+  const { token: csrfToken } = await ctx.csrf();
+  const page = renderEmailConfirmPage({
+    action: provider.callbackUrl,
+    csrfToken,
+    token,
+    email,
+    callbackUrl,
+    theme: ctx.config.theme,
+  });
+  const result = htmlResult(page);
+  result.headers = { ...result.headers, "Referrer-Policy": "no-referrer" };
+  return result;
+}
+
+/** A link redeemed in the browser that also holds this address's code spends the code too. */
+async function spendBoundCode(
+  ctx: Context,
+  provider: EmailInternalProvider,
+  identifier: string,
+): Promise<void> {
+  const binding = await openBinding(ctx, provider.id);
+  if (!binding || binding.identifier !== identifier) return;
+  forgetBinding(ctx);
+  const adapter = ctx.config.adapter as Required<Adapter>;
+  await adapter.useVerificationToken({ identifier, token: binding.codeHash });
+}
+
 export async function emailCallback(
   ctx: Context,
   provider: EmailInternalProvider,
 ): Promise<ResponseInternal> {
-  const adapter = ctx.config.adapter as Required<Adapter>;
-  const input = ctx.req.method === "POST" ? { ...ctx.req.query, ...ctx.req.body } : ctx.req.query;
+  const isPost = ctx.req.method === "POST";
+  if (isPost) {
+    await requireCsrf(ctx);
+    const body = ctx.req.body ?? {};
+    if (body.token === undefined && body.code !== undefined) {
+      const outcome = await (await import("./email-code.js")).redeemCode(ctx, provider);
+      if ("identifier" in outcome) {
+        return finishSignIn(ctx, provider, outcome.identifier, await ctx.callbackUrl());
+      }
+      return outcome;
+    }
+  } else if (provider.confirm !== false) {
+    return confirmPage(ctx, provider);
+  }
+  const input = isPost ? { ...ctx.req.query, ...ctx.req.body } : ctx.req.query;
   const { token, email } = input as { token?: unknown; email?: unknown };
   const callbackUrl = await ctx.callbackUrl();
   if (typeof token !== "string" || token === "" || typeof email !== "string" || email === "") {
@@ -112,8 +171,18 @@ export async function emailCallback(
   const found = await redeem(ctx, provider, email, token);
   if (!found) throw new Verification("The sign-in link is wrong or was already used");
   if (found.expires.valueOf() < Date.now()) throw new Verification("The sign-in link has expired");
-  const identifier = found.identifier;
+  await spendBoundCode(ctx, provider, found.identifier);
+  return finishSignIn(ctx, provider, found.identifier, callbackUrl);
+}
 
+/** Signs in as the owner of `identifier`, whose address a link or a code has just proven. */
+async function finishSignIn(
+  ctx: Context,
+  provider: EmailInternalProvider,
+  identifier: string,
+  callbackUrl: string,
+): Promise<ResponseInternal> {
+  const adapter = ctx.config.adapter as Required<Adapter>;
   const existing = await adapter.getUserByEmail(identifier);
   if (
     existing &&
