@@ -10,13 +10,10 @@ import OIDC from "@gatehouse/solid-start/providers/oidc";
 import Passkey from "@gatehouse/solid-start/providers/passkey";
 import TikTok from "@gatehouse/solid-start/providers/tiktok";
 import { db, revocationStore, securityEventStore } from "./db";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, needsRehash, verifyPassword } from "./password";
 
 /** The app's name and colours, also used by the built-in sign-in pages. */
 export const BRAND = { name: "Gatehouse Demo", color: "#1d4ed8", logo: "/logo.svg" } as const;
-
-// Checked against an unknown address too, so that the time taken does not tell which exist.
-const decoy = hashPassword("not-a-password");
 
 async function checkPassword(email: string, password: string) {
   const { rows } = await db.query(
@@ -27,8 +24,20 @@ async function checkPassword(email: string, password: string) {
   const row = rows[0] as
     | { id: string; name: string | null; email: string; hash: string }
     | undefined;
-  const matches = await verifyPassword(password, row?.hash ?? (await decoy));
-  return row && matches ? { id: row.id, name: row.name, email: row.email } : null;
+  // With no such user this still runs scrypt, so the time taken does not tell which exist.
+  const matches = await verifyPassword(password, row?.hash ?? null);
+  if (!row || !matches) return null;
+  // An older or weaker hash is replaced while the right password is at hand.
+  if (needsRehash(row.hash)) {
+    await db
+      .query(`UPDATE app_passwords SET hash = $1 WHERE "userId" = $2 AND hash = $3`, [
+        await hashPassword(password),
+        row.id,
+        row.hash,
+      ])
+      .catch(() => console.warn("[auth] could not upgrade a password hash"));
+  }
+  return { id: row.id, name: row.name, email: row.email };
 }
 
 /** The sign-in methods: which ones depend on the environment (see the README). */
