@@ -50,6 +50,7 @@ CREATE TABLE IF NOT EXISTS "public"."sessions" (
   "client"       text,
   "ip"           text,
   "providerSid"  text,
+  "error"        text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 );
 
@@ -60,7 +61,8 @@ ALTER TABLE "public"."sessions"
   ADD COLUMN IF NOT EXISTS "providerType" text,
   ADD COLUMN IF NOT EXISTS "client" text,
   ADD COLUMN IF NOT EXISTS "ip" text,
-  ADD COLUMN IF NOT EXISTS "providerSid" text;
+  ADD COLUMN IF NOT EXISTS "providerSid" text,
+  ADD COLUMN IF NOT EXISTS "error" text;
 
 CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON "public"."sessions" ("userId");
 

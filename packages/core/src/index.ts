@@ -24,6 +24,7 @@ export {
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AccessToken, GetAccessTokenOptions } from "./lib/tokens/access-token.js";
 export {
+  PROVIDER_TOKENS_BUDGET,
   PROVIDER_TOKENS_CLAIM,
   type ProviderTokens,
   storeProviderTokens,

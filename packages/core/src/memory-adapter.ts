@@ -237,6 +237,8 @@ export function MemoryAdapter(): InMemoryAdapter {
       if (!current) return null;
       if (patch.userId !== undefined) requireUser(patch.userId, "the session");
       const updated = { ...current, ...defined(patch) };
+      // `error: null` clears the refresh mark, as a column set to NULL reads back absent.
+      if (updated.error === null) delete updated.error;
       sessions.set(updated.sessionToken, updated);
       return copy(updated);
     },

@@ -5,7 +5,13 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { getAccessToken, PROVIDER_TOKENS_CLAIM, storeProviderTokens } from "@gatehouse/core";
+import {
+  Auth,
+  getAccessToken,
+  PROVIDER_TOKENS_BUDGET,
+  PROVIDER_TOKENS_CLAIM,
+  storeProviderTokens,
+} from "@gatehouse/core";
 import type { AdapterAccount } from "@gatehouse/core/adapters";
 import { type InMemoryAdapter, MemoryAdapter } from "@gatehouse/core/adapters/memory";
 import { decode, encode } from "@gatehouse/core/jwt";
@@ -319,6 +325,19 @@ describe("getAccessToken under the JWT strategy without an adapter", () => {
     return new Request("http://localhost:3000/", { headers: { cookie: `${COOKIE}=${value}` } });
   }
 
+  async function sessionWith(config: AuthConfig, setCookies: string[]) {
+    const cookie = setCookies
+      .map((c) => c.split(";")[0]!)
+      .filter((c) => c.startsWith(COOKIE))
+      .join("; ");
+    const response = await Auth(
+      new Request("http://localhost:3000/auth/session", { headers: { cookie } }),
+      config,
+    );
+    expect(response.status).toBe(200);
+    return response.json();
+  }
+
   async function claimOf(setCookies: string[]) {
     const cookie = setCookies.find((c) => c.startsWith(`${COOKIE}=`));
     expect(cookie).toBeDefined();
@@ -372,6 +391,31 @@ describe("getAccessToken under the JWT strategy without an adapter", () => {
       refresh_token: "unknown-refresh-token",
       error: "RefreshTokenError",
     });
+    // The re-issued cookie tells the jwt and session callbacks, and the client's session.
+    const seen: unknown[] = [];
+    const config: AuthConfig = {
+      ...jwtConfig(),
+      callbacks: {
+        jwt: ({ token }) => {
+          seen.push(token.error);
+          return token;
+        },
+      },
+    };
+    const session = await sessionWith(config, cookies);
+    expect(seen).toEqual(["RefreshTokenError"]);
+    expect(session).toMatchObject({ error: "RefreshTokenError", user: { name: "User" } });
+  });
+
+  test("the refreshed set keeps the ID token within the cookie budget", async () => {
+    const first = await mintRefreshToken(op);
+    const request = await requestWith(first, Math.floor(Date.now() / 1000) - 5);
+    const cookies: string[] = [];
+    await getAccessToken(request, jwtConfig(), "oidc", { onCookies: (c) => cookies.push(...c) });
+    const claim = await claimOf(cookies);
+    // oidc-provider issues a new ID token with a refresh for an `openid` grant.
+    expect(claim["id_token"]).toEqual(expect.any(String));
+    expect(JSON.stringify(claim).length).toBeLessThanOrEqual(PROVIDER_TOKENS_BUDGET);
   });
 
   test("a request without a session: null; { userId } without an adapter: MissingAdapter", async () => {
@@ -381,5 +425,98 @@ describe("getAccessToken under the JWT strategy without an adapter", () => {
     await expect(getAccessToken({ userId: "u" }, jwtConfig(), "oidc")).rejects.toMatchObject({
       type: "MissingAdapter",
     });
+  });
+});
+
+describe("a refused refresh token reaches the session callbacks", () => {
+  test("database strategy: every session of the user says so, through the session callback", async () => {
+    await linkExpired("refused-refresh-token");
+    const tokens = ["session-a", "session-b"];
+    for (const sessionToken of tokens) {
+      await adapter.createSession({
+        sessionToken,
+        userId,
+        expires: new Date(Date.now() + 3_600_000),
+      });
+    }
+    const params: unknown[] = [];
+    const database: AuthConfig = {
+      ...config,
+      session: { strategy: "database" },
+      callbacks: {
+        session: (p) => {
+          params.push(p.session.error);
+          return { expires: p.session.expires, error: p.session.error };
+        },
+      },
+    };
+    await expect(getAccessToken({ userId }, database, "oidc")).rejects.toMatchObject({
+      type: "RefreshTokenError",
+    });
+    for (const sessionToken of tokens) {
+      const response = await Auth(
+        new Request("http://localhost:3000/auth/session", {
+          headers: { cookie: `authjs.session-token=${sessionToken}` },
+        }),
+        database,
+      );
+      expect(await response.json()).toMatchObject({ error: "RefreshTokenError" });
+    }
+    expect(params).toEqual(["RefreshTokenError", "RefreshTokenError"]);
+    // The default session callback passes it on too.
+    const plain: AuthConfig = { ...config, session: { strategy: "database" } };
+    const response = await Auth(
+      new Request("http://localhost:3000/auth/session", {
+        headers: { cookie: "authjs.session-token=session-a" },
+      }),
+      plain,
+    );
+    expect(await response.json()).toMatchObject({ error: "RefreshTokenError" });
+  });
+
+  test("database strategy: a session created after the mark learns it on the next call", async () => {
+    await linkExpired("refused-refresh-token");
+    const database: AuthConfig = { ...config, session: { strategy: "database" } };
+    await expect(getAccessToken({ userId }, database, "oidc")).rejects.toThrow();
+    await adapter.createSession({
+      sessionToken: "later",
+      userId,
+      expires: new Date(Date.now() + 3_600_000),
+    });
+    await expect(getAccessToken({ userId }, database, "oidc")).rejects.toMatchObject({
+      type: "RefreshTokenError",
+    });
+    expect(op.refreshGrants).toBe(1);
+    const found = await adapter.getSessionAndUser("later");
+    expect(found?.session.error).toBe("RefreshTokenError");
+  });
+
+  test("JWT strategy with an adapter: the re-issued cookie carries error for jwt and session", async () => {
+    await linkExpired("refused-refresh-token");
+    const COOKIE = "authjs.session-token";
+    const jwtWithAdapter: AuthConfig = { ...config, session: { strategy: "jwt" } };
+    const value = await encode({
+      token: { sub: userId, name: "User", sid: "s1" },
+      secret: SECRET,
+      salt: COOKIE,
+    });
+    const request = new Request("http://localhost:3000/", {
+      headers: { cookie: `${COOKIE}=${value}` },
+    });
+    const cookies: string[] = [];
+    await expect(
+      getAccessToken(request, jwtWithAdapter, "oidc", { onCookies: (c) => cookies.push(...c) }),
+    ).rejects.toMatchObject({ type: "RefreshTokenError" });
+    const cookie = cookies.find((c) => c.startsWith(`${COOKIE}=`))!;
+    const reissued = decodeURIComponent(cookie.slice(COOKIE.length + 1).split(";")[0]!);
+    const token = await decode({ token: reissued, secret: SECRET, salt: COOKIE });
+    expect(token).toMatchObject({ sub: userId, sid: "s1", error: "RefreshTokenError" });
+    const response = await Auth(
+      new Request("http://localhost:3000/auth/session", {
+        headers: { cookie: `${COOKIE}=${reissued}` },
+      }),
+      jwtWithAdapter,
+    );
+    expect(await response.json()).toMatchObject({ error: "RefreshTokenError" });
   });
 });

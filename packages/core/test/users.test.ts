@@ -377,5 +377,49 @@ describe("a repeat sign-in of a linked account", () => {
     const stored = await adapter.getAccount!("acme-1", "acme");
     expect(stored).toMatchObject({ access_token: "new-at", refresh_token: "rt-1" });
     expect(stored?.error ?? null).toBeNull();
+    // A new access token without a lifetime does not keep the old one's expiry.
+    expect(stored?.expires_at ?? null).toBeNull();
+  });
+
+  test("under the database strategy it clears the mark of the user's other sessions", async () => {
+    const adapter = MemoryAdapter();
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      adapter,
+      session: { strategy: "database" },
+      providers: [acme],
+      logger: recordingLogger(),
+    };
+    const context = async () =>
+      new Context(
+        await parseRequest(new Request(`${ORIGIN}/auth/callback/acme`), "/auth"),
+        resolveConfig(config),
+      );
+    const account = {
+      provider: "acme",
+      providerAccountId: "acme-2",
+      type: "oauth" as const,
+      access_token: "at-1",
+      refresh_token: "rt-1",
+      expires_at: 1,
+    };
+    const { user } = await resolveUser(await context(), params({ account }));
+    await adapter.createSession({
+      sessionToken: "elsewhere",
+      userId: user.id,
+      expires: new Date(Date.now() + 60_000),
+      error: "RefreshTokenError",
+    });
+    await adapter.updateAccount!({ ...account, error: "RefreshTokenError" });
+    await resolveUser(
+      await context(),
+      params({ account: { ...account, access_token: "at-2", expires_at: 2 } }),
+    );
+    expect((await adapter.getSessionAndUser("elsewhere"))?.session.error ?? null).toBeNull();
+    expect(await adapter.getAccount!("acme-2", "acme")).toMatchObject({
+      access_token: "at-2",
+      expires_at: 2,
+    });
   });
 });

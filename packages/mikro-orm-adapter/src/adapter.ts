@@ -212,6 +212,7 @@ export function MikroOrmAdapter<
       if (row && (row.providerSid === null || row.providerSid === undefined)) {
         delete row.providerSid;
       }
+      if (row && (row.error === null || row.error === undefined)) delete row.error;
       return row;
     };
     return {

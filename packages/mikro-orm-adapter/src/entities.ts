@@ -73,7 +73,8 @@ export class Session {
     | "providerType"
     | "client"
     | "ip"
-    | "providerSid";
+    | "providerSid"
+    | "error";
   declare id: string;
   declare user: User;
   declare sessionToken: string;
@@ -87,6 +88,8 @@ export class Session {
   declare ip?: string | null;
   /** The OpenID provider's `sid` of the sign-in, for federated logout; left out when `null`. */
   declare providerSid?: string | null;
+  /** `"RefreshTokenError"` after a refused refresh token; left out when `null`. */
+  declare error?: string | null;
   /** The id of {@link Session.user}, without loading the user. */
   get userId(): string {
     return userIdOf(this);
@@ -299,6 +302,7 @@ export function defineGatehouseEntities<
     client: text("client"),
     ip: text("ip"),
     providerSid: text("providerSid"),
+    error: text("error"),
   });
 
   set.VerificationToken = build(

@@ -77,6 +77,7 @@ export const SESSION_METADATA = [
   "client",
   "ip",
   "providerSid",
+  "error",
 ] as const;
 
 export function toSession(row: Row): AdapterSession {
@@ -94,6 +95,8 @@ export function toSession(row: Row): AdapterSession {
     ...(row.providerSid === null || row.providerSid === undefined
       ? {}
       : { providerSid: String(row.providerSid) }),
+    // Left out unless a refused refresh token marked the session.
+    ...(row.error === null || row.error === undefined ? {} : { error: String(row.error) }),
   };
 }
 

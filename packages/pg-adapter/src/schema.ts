@@ -58,6 +58,7 @@ function statements(s: string): string[] {
   "client"       text,
   "ip"           text,
   "providerSid"  text,
+  "error"        text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 )`,
     // Session records (issue 12): tables created before them gain the columns, old rows null.
@@ -68,7 +69,8 @@ function statements(s: string): string[] {
   ADD COLUMN IF NOT EXISTS "providerType" text,
   ADD COLUMN IF NOT EXISTS "client" text,
   ADD COLUMN IF NOT EXISTS "ip" text,
-  ADD COLUMN IF NOT EXISTS "providerSid" text`,
+  ADD COLUMN IF NOT EXISTS "providerSid" text,
+  ADD COLUMN IF NOT EXISTS "error" text`,
     `CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON ${s}."sessions" ("userId")`,
     `CREATE TABLE IF NOT EXISTS ${s}."verification_tokens" (
   "identifier" text NOT NULL,

@@ -333,7 +333,10 @@ export function RedisAdapter(
         const before = await get(key.session(patch.sessionToken));
         if (before === null) return null;
         const current = decode<AdapterSession>(before);
-        const json = encode({ ...current, ...defined(patch) });
+        const merged: AdapterSession = { ...current, ...defined(patch) };
+        // `error: null` clears the refresh mark and reads back absent, as in the SQL adapters.
+        if (merged.error === null) delete merged.error;
+        const json = encode(merged);
         const updated = decode<AdapterSession>(json);
         const expires = expiryOf(updated.expires, "a session");
         const keys = [

@@ -95,6 +95,20 @@ describe.skipIf(skip)("provider token methods on a real Redis", () => {
         expect(stored?.refresh_token).toBe(winners[0]?.refresh_token);
       });
 
+      test("40 concurrent unconditional updates of one account all land (repeat sign-ins)", async () => {
+        const user = await adapter.createUser(newUser());
+        const account = await adapter.linkAccount(newAccount(user.id, { refresh_token: "r" }));
+        const key = { provider: account.provider, providerAccountId: account.providerAccountId };
+        const results = await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            adapter.updateAccount({ ...key, access_token: `a-${i}`, error: null }),
+          ),
+        );
+        expect(results.every((r) => r !== null)).toBe(true);
+        const stored = await adapter.getAccount(key.providerAccountId, key.provider);
+        expect(results.map((r) => r?.access_token)).toContain(stored?.access_token);
+      });
+
       test("sessions and the revocation store's records keep providerSid", async () => {
         const user = await adapter.createUser(newUser());
         const expires = new Date(Date.now() + 3_600_000);

@@ -90,6 +90,26 @@ export const sessionListing: Group = {
       },
     },
     {
+      name: "a session's refresh mark (error) round-trips, and null clears it",
+      uses: ["createUser", "createSession", "getSessionAndUser", "updateSession"],
+      async run(ctx) {
+        const user = await ctx.createUser();
+        const session = ctx.newSession(user.id);
+        await ctx.a.createSession(session);
+        await ctx.a.updateSession({ sessionToken: session.sessionToken, error: "RefreshTokenError" });
+        const marked = await ctx.a.getSessionAndUser(session.sessionToken);
+        expect(marked?.session.error, "updateSession({ error }) must be read back").toBe(
+          "RefreshTokenError",
+        );
+        await ctx.a.updateSession({ sessionToken: session.sessionToken, error: null });
+        const cleared = await ctx.a.getSessionAndUser(session.sessionToken);
+        expect(cleared?.session.error ?? null, "updateSession({ error: null }) must clear it").toBe(
+          null,
+        );
+        expect(cleared?.session.userId).toBe(user.id);
+      },
+    },
+    {
       name: "a session created without metadata still reads, its metadata empty",
       uses: ["createUser", "createSession", "getSessionAndUser", "listSessionsByUserId"],
       async run(ctx) {

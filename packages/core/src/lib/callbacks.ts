@@ -47,6 +47,8 @@ export const defaultCallbacks: Required<CallbacksOptions> = {
     const out: SessionCallbackResult = { expires: session.expires };
     // "" is how adapters store "no address" (a passkey-only user): the client sees null.
     if (user) out.user = { name: user.name, email: user.email || null, image: user.image };
+    // A provider refused the refresh token: the client learns that a new sign-in is needed.
+    if (session.error === "RefreshTokenError") out.error = session.error;
     return out;
   },
   jwt: ({ token }) => token,

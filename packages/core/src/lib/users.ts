@@ -199,12 +199,32 @@ async function refreshStoredTokens(
   // A new access token without a lifetime must not inherit the old token's (past) expiry.
   const lifetime = fresh.access_token && fresh.expires_at === undefined ? { expires_at: null } : {};
   try {
-    await store.updateAccount({ ...fresh, ...lifetime, error: null } as ResolveParams["account"]);
+    const before = await store.getAccount?.(account.providerAccountId, account.provider);
+    const updated = await store.updateAccount({
+      ...fresh,
+      ...lifetime,
+      error: null,
+    } as ResolveParams["account"]);
+    // The user's other sessions stop saying that a new sign-in is needed (docs/tokens.md).
+    if (updated && (before === undefined || before?.error))
+      await clearSessionMarks(ctx, store, updated.userId);
   } catch (cause) {
     ctx.config.logger.error(
       new AdapterError("The new tokens of a linked account could not be stored", { cause }),
     );
   }
+}
+
+/** Database strategy: clears the `RefreshTokenError` mark of the user's sessions. */
+async function clearSessionMarks(ctx: Context, store: Store, userId: string): Promise<void> {
+  if (ctx.config.session.strategy !== "database") return;
+  if (!store.listSessionsByUserId || !store.updateSession) return;
+  const sessions = await store.listSessionsByUserId(userId);
+  await Promise.all(
+    sessions
+      .filter((session) => session.error)
+      .map((session) => store.updateSession!({ sessionToken: session.sessionToken, error: null })),
+  );
 }
 
 /** Resolves the user of a provider sign-in, following the linking table above. */

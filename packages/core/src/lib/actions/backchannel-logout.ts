@@ -6,6 +6,7 @@
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
 import type { Context } from "../context.js";
+import { sha256Hex } from "../crypto/hash.js";
 import type { OAuthProvider } from "../oauth/provider.js";
 import { authorizationServer } from "../oauth/server.js";
 import { jsonResult } from "../response.js";
@@ -15,21 +16,16 @@ const LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
 /** How far in the past (and future, for clock skew) a logout token's `iat` may be, in seconds. */
 const MAX_AGE = 300;
 const SKEW = 60;
-/** Bounded in-process replay cache: `iss|jti` → when it may be forgotten (ms). */
-const REPLAY_LIMIT = 10_000;
-const seen = new Map<string, number>();
-
-function remember(key: string): boolean {
-  const now = Date.now();
-  const until = seen.get(key);
-  if (until !== undefined && until > now) return false;
-  if (seen.size >= REPLAY_LIMIT) {
-    for (const [k, v] of seen) if (v <= now) seen.delete(k);
-    // Still full of live entries: drop the oldest (insertion order).
-    while (seen.size >= REPLAY_LIMIT) seen.delete(seen.keys().next().value as string);
-  }
-  seen.set(key, now + (MAX_AGE + SKEW) * 1000);
-  return true;
+/**
+ * Whether this logout token's `jti` is new: counted in the configuration's counter store (the
+ * rate-limit store), so replays are caught across every process that shares it (Redis,
+ * PostgreSQL); the default memory store catches them within one process. An entry outlives the
+ * window in which the token's `iat` is accepted.
+ */
+async function firstUse(ctx: Context, iss: unknown, jti: unknown): Promise<boolean> {
+  const key = `backchannel-jti:${await sha256Hex(JSON.stringify([iss, jti]))}`;
+  const { count } = await ctx.config.rateLimitStore.hit(key, (MAX_AGE + 2 * SKEW) * 1000);
+  return count === 1;
 }
 
 const keySets = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
@@ -101,7 +97,7 @@ export async function backchannelLogout(ctx: Context): Promise<ResponseInternal>
     logger.warn("client-error", new Error(`Back-channel logout refused: ${reason}`));
     return invalid();
   }
-  if (!remember(`${claims.iss}|${claims.jti}`)) {
+  if (!(await firstUse(ctx, claims.iss, claims.jti))) {
     logger.warn("client-error", new Error("Back-channel logout refused: the jti was replayed"));
     return invalid();
   }

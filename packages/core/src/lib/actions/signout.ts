@@ -5,6 +5,7 @@ import { authorizationServer } from "../oauth/server.js";
 import { redirectResult } from "../response.js";
 import { recordSecurityEvent, sessionSubject } from "../security-log.js";
 import { endSession, identifySession } from "../session/index.js";
+import { PROVIDER_TOKENS_CLAIM } from "../tokens/claim.js";
 import type { ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
 import { signOutPage } from "./pages.js";
@@ -81,6 +82,14 @@ async function federatedTarget(
     const accounts = await adapter.listAccountsByUserId(ref.userId);
     const account = accounts.find((a) => a.provider === provider.id);
     if (typeof account?.id_token === "string") idToken = account.id_token;
+  }
+  // Without an adapter: the provider token set in the JWT, or an `id_token` claim the app's own
+  // `jwt` callback kept.
+  const set = ref.token?.[PROVIDER_TOKENS_CLAIM] as
+    | { provider?: unknown; id_token?: unknown }
+    | undefined;
+  if (!idToken && set?.provider === provider.id && typeof set.id_token === "string") {
+    idToken = set.id_token;
   }
   if (!idToken && typeof ref.token?.id_token === "string") idToken = ref.token.id_token;
   return { endpoint, idToken, clientId: provider.clientId ?? "" };

@@ -15,6 +15,7 @@ import type { Context } from "../context.js";
 import { clearChunked, readChunked, writeChunked } from "../cookies.js";
 import { JWTSessionError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
+import { PROVIDER_TOKENS_CLAIM, providerTokensOf } from "../tokens/claim.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, JWT, Profile, Session, User } from "../types/models.js";
 import type { RevocationStore } from "../types/sessions.js";
@@ -122,6 +123,8 @@ export async function checkJwtSession(
     session: {
       user: { name: token.name, email: token.email, image: token.picture },
       expires: expires.toISOString(),
+      // Set by getAccessToken when a provider refused the refresh token.
+      ...(token.error === "RefreshTokenError" ? { error: token.error } : {}),
     },
     token,
   });
@@ -136,8 +139,12 @@ export async function issueJwtSession(
 ): Promise<Cookie[]> {
   const { user, account, profile, isNewUser } = params;
   const session = { sid: newSessionId(), auth_time: Math.floor(Date.now() / 1000) };
+  const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id };
+  // Without an adapter the provider's tokens have nowhere else to live (docs/tokens.md).
+  const tokens = ctx.config.adapter ? null : providerTokensOf(oauthAccount(account));
+  if (tokens) initial[PROVIDER_TOKENS_CLAIM] = tokens;
   const token = await ctx.config.callbacks.jwt({
-    token: { name: user.name, email: user.email, picture: user.image, sub: user.id, ...session },
+    token: { ...initial, ...session },
     user,
     account,
     profile,
@@ -154,6 +161,11 @@ export async function issueJwtSession(
     await recordJwtSession(ctx, token, written.expires, { provider, providerType });
   }
   return written.cookies;
+}
+
+/** The sign-in's account when it is an OAuth or OIDC one. */
+function oauthAccount(account: Account | null): Account | null {
+  return account && (account.type === "oauth" || account.type === "oidc") ? account : null;
 }
 
 /**

@@ -10,6 +10,7 @@ import { configLogger, resolveConfig } from "../config.js";
 import { Context } from "../context.js";
 import { parseCookies, readChunked, serializeCookie, writeChunked } from "../cookies.js";
 import {
+  AdapterError,
   AuthError,
   InvalidProvider,
   JWTSessionError,
@@ -25,7 +26,7 @@ import { identifySession } from "../session/index.js";
 import { isRevoked } from "../session/revocation.js";
 import type { AuthConfig } from "../types/config.js";
 import type { Adapter, AdapterAccount, JWT } from "../types/models.js";
-import { PROVIDER_TOKENS_CLAIM, type ProviderTokens } from "./claim.js";
+import { PROVIDER_TOKENS_CLAIM, type ProviderTokens, providerTokensOf } from "./claim.js";
 
 /** Options of {@link getAccessToken}. */
 export interface GetAccessTokenOptions {
@@ -77,8 +78,68 @@ function result(account: AdapterAccount): AccessToken {
   };
 }
 
+const REFRESH_ERROR = "RefreshTokenError";
+
 function marked(account: AdapterAccount): boolean {
-  return account.error === "RefreshTokenError";
+  return account.error === REFRESH_ERROR;
+}
+
+/**
+ * Database strategy: the user's sessions carry the mark (`error: "RefreshTokenError"`), so the
+ * `session` callback and the client's session see that a new sign-in is needed. A failure to
+ * mark is logged: the thrown `RefreshTokenError` is what the caller needs first.
+ */
+async function markSessions(resolved: Resolved, adapter: Adapter, userId: string) {
+  if (resolved.session.strategy !== "database") return;
+  if (!adapter.listSessionsByUserId || !adapter.updateSession) return;
+  try {
+    const sessions = await adapter.listSessionsByUserId(userId);
+    await Promise.all(
+      sessions
+        .filter((session) => session.error !== REFRESH_ERROR)
+        .map((session) =>
+          adapter.updateSession!({ sessionToken: session.sessionToken, error: REFRESH_ERROR }),
+        ),
+    );
+  } catch (cause) {
+    resolved.logger.error(
+      new AdapterError("The sessions could not be marked as needing a new sign-in", { cause }),
+    );
+  }
+}
+
+/**
+ * JWT strategy: re-issues the request's session cookie with `error: "RefreshTokenError"` (and
+ * `patch`), handing the `Set-Cookie` values to `onCookies`, so the `jwt` and `session` callbacks
+ * and the client's session see that a new sign-in is needed.
+ */
+async function markJwt(
+  ctx: Context,
+  token: JWT,
+  patch: JWT,
+  onCookies: ((setCookies: string[]) => void) | undefined,
+) {
+  if (token.error === REFRESH_ERROR && Object.keys(patch).length === 0) return;
+  await reissueJwt(ctx, { ...token, ...patch, error: REFRESH_ERROR }, onCookies);
+}
+
+/** Writes `token` as the request's session cookie and hands the cookies to `onCookies`. */
+async function reissueJwt(
+  ctx: Context,
+  token: JWT,
+  onCookies: ((setCookies: string[]) => void) | undefined,
+) {
+  const { config } = ctx;
+  const { name, options } = ctx.cookieOptions.sessionToken;
+  const encoded = await config.jwt.encode({
+    token,
+    secret: config.secrets,
+    salt: name,
+    maxAge: config.jwt.maxAge,
+  });
+  const expires = new Date(Date.now() + config.session.maxAge * 1000);
+  const cookies = writeChunked(ctx.req.cookies, name, encoded, { ...options, expires });
+  onCookies?.(cookies.map(serializeCookie));
 }
 
 async function reread(adapter: Adapter, key: AccountKey): Promise<AdapterAccount | null> {
@@ -144,6 +205,8 @@ export async function getAccessToken(
     );
   }
   let userId: string;
+  /** The request's JWT session, to mark when a new sign-in is needed. */
+  let jwtSession: { ctx: Context; token: JWT } | undefined;
   if (from instanceof Request) {
     const req = requestOf(from, resolved);
     if (!req) return null;
@@ -151,14 +214,36 @@ export async function getAccessToken(
     const ref = await identifySession(ctx);
     if (!ref) return null;
     userId = ref.userId;
+    if (ref.token) jwtSession = { ctx, token: ref.token };
   } else {
     userId = from.userId;
   }
+  try {
+    return await fromAdapter(resolved, adapter, provider as OAuthProvider, userId, skew);
+  } catch (error) {
+    if (error instanceof RefreshTokenError && jwtSession) {
+      await markJwt(jwtSession.ctx, jwtSession.token, {}, options?.onCookies);
+    }
+    throw error;
+  }
+}
 
-  const accounts = await adapter.listAccountsByUserId(userId);
+type Resolved = ReturnType<typeof resolveConfig>;
+
+async function fromAdapter(
+  resolved: Resolved,
+  adapter: Adapter,
+  provider: OAuthProvider,
+  userId: string,
+  skew: number,
+): Promise<AccessToken | null> {
+  const providerId = provider.id;
+  const accounts = await adapter.listAccountsByUserId!(userId);
   const account = accounts.find((a) => a.provider === providerId);
   if (!account) return null;
   if (marked(account)) {
+    // Sessions created since the mark (a sign-in with another provider) learn it too.
+    await markSessions(resolved, adapter, userId);
     throw new RefreshTokenError(`The "${providerId}" account needs a new sign-in`);
   }
   if (fresh(account, skew)) return result(account);
@@ -168,7 +253,7 @@ export async function getAccessToken(
   pendingByAdapter.set(adapter, inFlight);
   let refresh = inFlight.get(key);
   if (!refresh) {
-    refresh = refreshShared(adapter, provider as OAuthProvider, account, skew);
+    refresh = refreshShared(resolved, adapter, provider, account, skew);
     inFlight.set(key, refresh);
     const clear = () => {
       if (inFlight.get(key) === refresh) inFlight.delete(key);
@@ -210,12 +295,13 @@ function requestOf(
 
 /** One process's refresh of one account, under the adapter's lock when it has one. */
 async function refreshShared(
+  resolved: Resolved,
   adapter: Adapter,
   provider: OAuthProvider,
   account: AdapterAccount,
   skew: number,
 ): Promise<AccessToken> {
-  if (!adapter.lockAccount) return refreshLocked(adapter, provider, account, skew);
+  if (!adapter.lockAccount) return refreshLocked(resolved, adapter, provider, account, skew);
   const key: AccountKey = {
     provider: account.provider,
     providerAccountId: account.providerAccountId,
@@ -227,7 +313,7 @@ async function refreshShared(
       try {
         // Another process may have refreshed between our read and the lock.
         const current = (await reread(adapter, key)) ?? account;
-        return await refreshLocked(adapter, provider, current, skew);
+        return await refreshLocked(resolved, adapter, provider, current, skew);
       } finally {
         await release();
       }
@@ -245,6 +331,7 @@ async function refreshShared(
 }
 
 async function refreshLocked(
+  resolved: Resolved,
   adapter: Adapter,
   provider: OAuthProvider,
   account: AdapterAccount,
@@ -269,7 +356,11 @@ async function refreshLocked(
     const failure = refreshFailure(provider, cause);
     if (failure instanceof RefreshTokenError) {
       // Mark only if the stored token is still the one refused: a newer set stays usable.
-      await adapter.updateAccount!({ ...key, error: "RefreshTokenError" }, { ifRefreshToken: old });
+      const stored = await adapter.updateAccount!(
+        { ...key, error: REFRESH_ERROR },
+        { ifRefreshToken: old },
+      );
+      if (stored) await markSessions(resolved, adapter, account.userId);
     }
     throw failure;
   }
@@ -338,7 +429,7 @@ async function fromJwt(
   const req = requestOf(request, resolved);
   if (!req) return null;
   const ctx = new Context(req, resolved);
-  const { name, options } = ctx.cookieOptions.sessionToken;
+  const { name } = ctx.cookieOptions.sessionToken;
   const value = readChunked(ctx.req.cookies, name);
   if (!value) return null;
   let token: JWT | null;
@@ -354,12 +445,14 @@ async function fromJwt(
   const set = readProviderTokens(token);
   if (!set || set.provider !== provider.id) return null;
   const asAccount = (s: ProviderTokens) => s as unknown as AdapterAccount;
-  if (set.error === "RefreshTokenError") {
+  if (set.error === REFRESH_ERROR) {
+    await markJwt(ctx, token, {}, onCookies);
     throw new RefreshTokenError(`The "${provider.id}" account needs a new sign-in`);
   }
   if (fresh(asAccount(set), skew)) return result(asAccount(set));
   const old = set.refresh_token;
   if (typeof old !== "string" || old === "") {
+    await markJwt(ctx, token, {}, onCookies);
     throw new RefreshTokenError(
       `The "${provider.id}" access token expired and there is no refresh token`,
     );
@@ -375,27 +468,21 @@ async function fromJwt(
     };
     refresh.then(() => setTimeout(clear, 30_000).unref?.(), clear);
   }
-  const reissue = async (next: ProviderTokens) => {
-    const encoded = await resolved.jwt.encode({
-      token: { ...token, [PROVIDER_TOKENS_CLAIM]: next },
-      secret: resolved.secrets,
-      salt: name,
-      maxAge: resolved.jwt.maxAge,
-    });
-    const expires = new Date(Date.now() + resolved.session.maxAge * 1000);
-    const cookies = writeChunked(ctx.req.cookies, name, encoded, { ...options, expires });
-    onCookies?.(cookies.map(serializeCookie));
-  };
   let next: ProviderTokens;
   try {
     next = await refresh;
   } catch (error) {
     if (error instanceof RefreshTokenError) {
-      await reissue({ ...set, error: "RefreshTokenError" });
+      await markJwt(
+        ctx,
+        token,
+        { [PROVIDER_TOKENS_CLAIM]: { ...set, error: REFRESH_ERROR } },
+        onCookies,
+      );
     }
     throw error;
   }
-  await reissue(next);
+  await reissueJwt(ctx, { ...token, [PROVIDER_TOKENS_CLAIM]: next }, onCookies);
   return result(asAccount(next));
 }
 
@@ -410,13 +497,21 @@ async function refreshSet(
   } catch (cause) {
     throw refreshFailure(provider, cause);
   }
-  const next: ProviderTokens = {
+  const next = providerTokensOf({
     provider: set.provider,
+    type: "oauth",
+    providerAccountId: "",
     access_token: tokens.access_token,
     refresh_token: tokens.refresh_token ?? old,
-    token_type: tokens.token_type.toLowerCase(),
-  };
-  if (typeof tokens.expires_in === "number") next.expires_at = now() + tokens.expires_in;
+    token_type: tokens.token_type.toLowerCase() as Lowercase<string>,
+    id_token: tokens.id_token ?? set.id_token,
+    ...(typeof tokens.expires_in === "number" ? { expires_at: now() + tokens.expires_in } : {}),
+  });
+  if (!next) {
+    throw new AuthError(
+      `The refreshed "${provider.id}" tokens are too large for the session cookie`,
+    );
+  }
   return next;
 }
 

@@ -29,6 +29,12 @@ export interface SessionMetadata {
    * naming it can end this session. JWT sessions carry it as the `psid` claim.
    */
   providerSid?: string | null;
+  /**
+   * `"RefreshTokenError"` after a provider refused the refresh token of one of the user's accounts
+   * (see `getAccessToken`): the session's user must sign in with that provider again. A new
+   * sign-in with it clears it; `null` clears it too and reads back absent.
+   */
+  error?: string | null;
 }
 
 /** A session as its user (and the server API) sees it. Never carries the session token. */
