@@ -12,6 +12,7 @@ import Nodemailer from "@gatehouse/core/providers/nodemailer";
 import type { AuthConfig } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
+import { followLink } from "./support/email-link.js";
 import { expectOneFailure } from "./support/failures.js";
 import { linkInText, type SmtpInbox, startSmtpInbox } from "./support/smtp.js";
 
@@ -47,8 +48,7 @@ async function mailedLink(config: AuthConfig, email: string, extra: Record<strin
   return { link: linkInText(await inbox.next()), jar };
 }
 
-const click = (config: AuthConfig, jar: Jar, link: URL) =>
-  send(config, jar, link.pathname + link.search);
+const click = (config: AuthConfig, jar: Jar, link: URL) => followLink(config, jar, link);
 
 async function sessionEmail(config: AuthConfig, jar: Jar): Promise<string | undefined> {
   const session = await (await send(config, jar, "/auth/session")).json();

@@ -12,6 +12,7 @@ import Nodemailer, { type NodemailerOptions } from "@gatehouse/core/providers/no
 import type { AuthConfig, EmailConfig } from "@gatehouse/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
+import { followLink } from "./support/email-link.js";
 import { expectOneFailure } from "./support/failures.js";
 import {
   linkInHtml,
@@ -87,9 +88,9 @@ async function mailedLink(
   return { link: linkInText(message), message, jar };
 }
 
-/** Follows a sign-in link through Auth(), as the browser that clicked it. */
+/** Follows a sign-in link through Auth(), as the browser that clicked it (and confirmed). */
 function click(config: AuthConfig, jar: Jar, link: URL): Promise<Response> {
-  return send(config, jar, link.pathname + link.search, { origin: link.origin });
+  return followLink(config, jar, link);
 }
 
 async function sessionOf(
@@ -231,7 +232,7 @@ describe("verification token: link clicked", () => {
     const { config } = setup();
     const { link, jar } = await mailedLink(config, "alice@example.com");
     const response = await send(config, jar, "/auth/callback/nodemailer", {
-      form: Object.fromEntries(link.searchParams),
+      form: { ...Object.fromEntries(link.searchParams), csrfToken: await csrfToken(config, jar) },
     });
     expect(locationOf(response)).toBe(`${ORIGIN}/`);
     expect((await sessionOf(config, jar))?.user?.email).toBe("alice@example.com");

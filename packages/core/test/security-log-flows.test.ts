@@ -12,6 +12,7 @@ import type { AuthConfig, SecurityEvent } from "@gatehouse/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";
+import { followLink } from "./support/email-link.js";
 import { emailWorld } from "./support/email-world.js";
 import { signInThrough, twoIdps } from "./support/oauth-flow.js";
 import { type OidcServer, startOidcProvider } from "./support/oidc-server.js";
@@ -137,7 +138,7 @@ describe("passkeys", () => {
       form: { csrfToken: csrf, email: "owner@example.com" },
     });
     const link = new URL(mailed.at(-1)!);
-    await send(config, jar, `${link.pathname}${link.search}`);
+    await followLink(config, jar, link);
     const owner = (await adapter.getUserByEmail("owner@example.com"))!;
 
     const ceremony = async (browser: Jar, action: "register" | "authenticate") => {

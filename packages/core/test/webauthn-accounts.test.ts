@@ -11,6 +11,7 @@ import type { AuthConfig } from "@gatehouse/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";
+import { followLink } from "./support/email-link.js";
 
 type CreationOptions = Parameters<SoftAuthenticator["register"]>[0];
 type RequestOptions = Parameters<SoftAuthenticator["authenticate"]>[0];
@@ -107,7 +108,7 @@ async function signInByEmail(config: AuthConfig, mailed: string[], jar: Jar, add
   const token = await csrfToken(config, jar);
   await send(config, jar, "/auth/signin/email", { form: { csrfToken: token, email: address } });
   const link = new URL(mailed.at(-1)!);
-  return send(config, jar, `${link.pathname}${link.search}`);
+  return followLink(config, jar, link);
 }
 
 const storedId = (device: SoftAuthenticator) =>

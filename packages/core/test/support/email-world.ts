@@ -7,6 +7,7 @@ import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
 import type { AuthConfig, EmailConfig, Provider } from "@gatehouse/core/types";
 import { expect } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "../helpers.js";
+import { followLink } from "./email-link.js";
 
 export interface EmailWorldOptions {
   /** Providers besides the email provider (which comes last). */
@@ -48,7 +49,7 @@ export function emailWorld(options: EmailWorldOptions = {}) {
     });
     expect(asked.status).toBe(302);
     const link = new URL(links.pop()!);
-    return { response: await send(config, jar, link.pathname + link.search), jar };
+    return { response: await followLink(config, jar, link), jar };
   }
   return { memory, config, logger, ownerOf, emailSignIn };
 }
