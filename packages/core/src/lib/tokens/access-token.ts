@@ -33,9 +33,10 @@ export interface GetAccessTokenOptions {
   /** Refresh when the token expires within this many seconds (default 60). */
   skew?: number;
   /**
-   * JWT strategy without an adapter: receives the `Set-Cookie` header values of the re-issued
-   * session cookie after a refresh (or after a refused refresh token was marked). Forward them
-   * on the response, or the next request refreshes again with a spent refresh token.
+   * JWT strategy: receives the `Set-Cookie` header values of the re-issued session cookie, after
+   * a refresh without an adapter (forward them on the response, or the next request refreshes
+   * again with a spent refresh token), and after a refused refresh token marked the session
+   * `error: "RefreshTokenError"`.
    */
   onCookies?: (setCookies: string[]) => void;
 }
