@@ -148,6 +148,7 @@ function config(adapter: Adapter, store: SecurityEventStore): AuthConfig {
     logger: recordingLogger(),
     adapter,
     session: { strategy: "database", recordIp: true },
+    trustedProxies: 1,
     securityLog: { store },
     providers: [
       Credentials({

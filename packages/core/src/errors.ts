@@ -32,6 +32,7 @@ export {
   OAuthCallbackError,
   OAuthProfileParseError,
   OAuthSignInError,
+  RateLimited,
   RefreshTokenError,
   SessionTokenError,
   SignInError,

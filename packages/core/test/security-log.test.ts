@@ -114,7 +114,11 @@ describe("sign-in", () => {
     await signIn(off.config, new Jar(), { forwardedFor: "203.0.113.77, 10.0.0.1" });
     expect((await listSecurityEvents(off.config, alice.id))[0]!.ip).toBeNull();
 
-    const on = await world({ session: { strategy: "jwt", recordIp: true } });
+    // The proxy at 10.0.0.1 is trusted; the entry left of it is the client.
+    const on = await world({
+      session: { strategy: "jwt", recordIp: true },
+      trustedProxies: ["10.0.0.0/8"],
+    });
     await signIn(on.config, new Jar(), { forwardedFor: "203.0.113.77, 10.0.0.1" });
     const [event] = await listSecurityEvents(on.config, alice.id);
     expect(event!.ip).toBe("203.0.113.0");
@@ -187,7 +191,10 @@ describe.each(["jwt", "database"] as const)("sign-out (%s sessions)", (strategy)
 
 describe("no secret reaches a record", () => {
   test("password, secret, session token, CSRF token and full address appear in no event", async () => {
-    const { config, adapter } = await world({ session: { strategy: "database", recordIp: true } });
+    const { config, adapter } = await world({
+      session: { strategy: "database", recordIp: true },
+      trustedProxies: 1,
+    });
     const jar = new Jar();
     const address = "198.51.100.201";
     await signIn(config, jar, { password: "wrong-password-123", forwardedFor: address });

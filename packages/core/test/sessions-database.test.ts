@@ -40,16 +40,19 @@ describe("database session records", () => {
       ip: null,
     });
 
-    const withIp = await setup({ session: { strategy: "database", recordIp: true } });
+    // One proxy in front: its X-Forwarded-For entry is the client's address.
+    const withIp = await setup({
+      session: { strategy: "database", recordIp: true },
+      trustedProxies: 1,
+    });
     await withIp.browser(agents.firefoxLinux, "198.51.100.23").signIn("bob");
     const [bobs] = await withIp.adapter.listSessionsByUserId(users.bob.id);
     expect(bobs).toMatchObject({ client: "Firefox 133 on Linux", ip: "198.51.100.0" });
   });
 
-  test("the address is unknown without trustHost, even with recordIp", async () => {
+  test("X-Forwarded-For is not believed without trustedProxies, even with recordIp and trustHost", async () => {
     const { adapter, browser } = await setup({
-      trustHost: false,
-      url: "http://localhost:3000",
+      trustHost: true,
       session: { strategy: "database", recordIp: true },
     });
     await browser().signIn("alice");

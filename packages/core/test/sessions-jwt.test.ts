@@ -225,6 +225,7 @@ describe("GET /sessions and POST /sessions/revoke (JWT)", () => {
   test("lists the sessions the store recorded, with their metadata, the current one marked", async () => {
     const { browser } = setup({
       session: { strategy: "jwt", revocation: { store: MemoryRevocationStore() }, recordIp: true },
+      trustedProxies: 1,
     });
     const laptop = await browser(agents.chromeMac, "2001:db8:85a3:8d3::1").signIn("alice");
     await browser(agents.safariIphone).signIn("alice");

@@ -4,6 +4,7 @@
  * stable error value, and one log line.
  */
 import { session } from "./actions/session.js";
+import { rememberIncoming } from "./client-address.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
 import {
@@ -12,10 +13,11 @@ import {
   EmailSignInError,
   isClientError,
   isClientMistake,
+  RateLimited,
 } from "./errors.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
-import { htmlResult, jsonResult, redirectResult, toResponse } from "./response.js";
+import { htmlResult, jsonResult, noStore, redirectResult, toResponse } from "./response.js";
 import { raw } from "./symbols.js";
 import type { AuthAction, AuthConfig, LoggerInstance, ResponseInternal } from "./types/config.js";
 
@@ -121,10 +123,36 @@ async function errorRedirect(ctx: Context, error: AuthError): Promise<ResponseIn
   const params: Record<string, string> = { error: value };
   if (error instanceof CredentialsSignin || error instanceof EmailSignInError)
     params.code = error.code;
+  // The sign-in page says when to try again.
+  if (error instanceof RateLimited) params.code = String(error.retryAfter);
   const { pageUrl } = await import("./actions/pages.js");
   const result = redirectResult(pageUrl(ctx, page, params));
   // Deletions still apply: a consumed one-time cookie must not survive a failed sign-in.
   result.cookies = ctx.setCookies.filter((c) => c.options.maxAge === 0);
+  return result;
+}
+
+/**
+ * Over a rate limit: `429` with `Retry-After` for `fetch` callers (`X-Auth-Return-Redirect`), JSON
+ * clients (`Accept: application/json` without HTML) and the WebAuthn options; a browser form goes
+ * back to the sign-in page with `error=RateLimited` and the wait in `code`. Raw mode answers the
+ * same: the limit is part of the protocol, not a failure for the framework to handle.
+ */
+async function rateLimitedAnswer(
+  ctx: Context,
+  error: RateLimited,
+  returnRedirect: boolean,
+): Promise<ResponseInternal> {
+  const retryAfter = String(error.retryAfter);
+  const accept = ctx.req.headers.get("accept") ?? "";
+  const wantsJson = accept.includes("application/json") && !accept.includes("text/html");
+  if (returnRedirect || wantsJson || ctx.req.action === "webauthn-options") {
+    const message = `Too many attempts. Try again in ${retryAfter} seconds.`;
+    const body = { error: "RateLimited", message, retryAfter: error.retryAfter };
+    return jsonResult(body, 429, { ...noStore, "Retry-After": retryAfter });
+  }
+  const result = await errorRedirect(ctx, error);
+  result.headers = { ...result.headers, "Retry-After": retryAfter };
   return result;
 }
 
@@ -164,6 +192,7 @@ async function run(
   try {
     const basePath = resolved?.basePath ?? normalizeBasePath(config.basePath);
     req = await parseRequest(request, basePath);
+    rememberIncoming(req, request);
     if (resolved) {
       req.url = effectiveUrl(req.url, req.headers, resolved.url, resolved.trustHost);
       checkProviderSegment(req, resolved);
@@ -205,6 +234,9 @@ async function run(
         ? caught
         : new AuthError("An unexpected error ended the request", { cause: caught });
     logFailure(logger, error);
+    if (error instanceof RateLimited) {
+      return { result: await rateLimitedAnswer(ctx, error, returnRedirect), raw: resolved.raw };
+    }
     if (resolved.raw && caught instanceof AuthError && !returnRedirect) throw caught;
     if (req.action === "session" && req.method === "POST") {
       return { result: jsonResult(null, 400), raw: resolved.raw };

@@ -4,6 +4,7 @@
  */
 import { normalizeBasePath } from "./base-path.js";
 import { defaultCallbacks } from "./callbacks.js";
+import { type ProxyTrust, resolveTrustedProxies } from "./client-address.js";
 import { resolveCookies } from "./cookies.js";
 import { envPrefix, listFromEnv, processEnv, secretsFromEnv, trustHostFromEnv } from "./env.js";
 import {
@@ -25,9 +26,10 @@ import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
 import { resolveLogger } from "./logger.js";
 import { normalizeOAuth } from "./oauth/provider.js";
 import { parsePublicUrl } from "./origin.js";
+import { type ResolvedRateLimits, resolveRateLimits } from "./rate-limit/defaults.js";
 import { MemoryRateLimitStore } from "./rate-limit/memory.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
-import type { RateLimitStore } from "./types/abuse.js";
+import type { ClientAddressResolver, RateLimitStore } from "./types/abuse.js";
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -81,6 +83,12 @@ export interface ResolvedConfig {
    * store per configuration (present even when the limits are off).
    */
   rateLimitStore: RateLimitStore;
+  /** The limits of each sign-in action over the defaults; `null` where turned off. */
+  rateLimit: ResolvedRateLimits;
+  /** `trustedProxies` (or `AUTH_TRUSTED_PROXIES`), checked; unset: `X-Forwarded-For` is never read. */
+  trustedProxies: ProxyTrust | undefined;
+  /** The app's hook that gives the client's address. */
+  clientAddress: ClientAddressResolver | undefined;
 }
 
 const cache = new WeakMap<AuthConfig, ResolvedConfig | AuthError>();
@@ -230,6 +238,11 @@ function configSecrets(config: AuthConfig, env: Record<string, string | undefine
   return own.length > 0 ? own : secretsFromEnv(env);
 }
 
+function clientAddressHook(hook: unknown): ClientAddressResolver | undefined {
+  if (hook === undefined || typeof hook === "function") return hook as ClientAddressResolver;
+  throw new AuthError("clientAddress must be a function of the request");
+}
+
 /** The shortest secret a warning is not logged for: 32 characters (`openssl rand -base64 32`). */
 const MIN_SECRET_LENGTH = 32;
 
@@ -349,6 +362,9 @@ function build(config: AuthConfig): ResolvedConfig {
     identityJwtCallback: !config.callbacks?.jwt,
     securityLog: config.securityLog,
     rateLimitStore: (config.rateLimit && config.rateLimit.store) || MemoryRateLimitStore(),
+    rateLimit: resolveRateLimits(config.rateLimit),
+    trustedProxies: resolveTrustedProxies(config.trustedProxies, env.AUTH_TRUSTED_PROXIES),
+    clientAddress: clientAddressHook(config.clientAddress),
   };
 }
 

@@ -32,6 +32,7 @@ export type ErrorType =
   | "OAuthCallbackError"
   | "OAuthProfileParseError"
   | "OAuthSignInError"
+  | "RateLimited"
   | "RefreshTokenError"
   | "SessionTokenError"
   | "SignOutError"
@@ -177,6 +178,21 @@ export class OAuthSignInError extends SignInError {
   override type: ErrorType = "OAuthSignInError";
 }
 /**
+ * A sign-in rate limit was reached (docs/rate-limits.md). The client may try again after
+ * `retryAfter` seconds; the answer is a `429` with `Retry-After`, or the sign-in page with
+ * `error=RateLimited`. The message names the limit and a hashed key, never an address or account.
+ */
+export class RateLimited extends SignInError {
+  override type: ErrorType = "RateLimited";
+  /** Whole seconds until the limit lets the client try again; at least 1. */
+  readonly retryAfter: number;
+
+  constructor(message: string, retryAfter: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.retryAfter = Math.max(1, Math.ceil(Number.isFinite(retryAfter) ? retryAfter : 1));
+  }
+}
+/**
  * The provider refused the account's refresh token (or there is none): the user must sign in
  * again with the provider. The account stays marked (`error: "RefreshTokenError"`) until then.
  */
@@ -223,6 +239,7 @@ const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "OAuthAccountNotLinked",
   "OAuthCallbackError",
   "OAuthSignInError",
+  "RateLimited",
   "Verification",
   "WebAuthnVerificationError",
 ]);
@@ -243,6 +260,7 @@ const mistakes: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "InvalidCheck",
   "MissingCSRF",
   "OAuthAccountNotLinked",
+  "RateLimited",
   "UnknownAction",
   "Verification",
   "WebAuthnVerificationError",

@@ -11,7 +11,7 @@ import { Context } from "./context.js";
 import { readChunked } from "./cookies.js";
 import { randomUUID } from "./crypto/hash.js";
 import { AdapterError, AuthError } from "./errors.js";
-import { clientIp, describeClient, truncateIp } from "./session/client.js";
+import { requestClient } from "./session/client.js";
 import { LEGACY_SESSION_ID, publicSessionId } from "./session/ids.js";
 import type { AuthConfig } from "./types/config.js";
 import type {
@@ -53,13 +53,6 @@ async function maybePrune(options: SecurityLogOptions, now: number): Promise<voi
   await options.store.prune(new Date(now - retentionMs(options)));
 }
 
-/** The request's client description and, with `session.recordIp`, its truncated address. */
-function clientOf(ctx: Context): { client: string | null; ip: string | null } {
-  const { headers } = ctx.req;
-  const ip = ctx.config.session.recordIp ? clientIp(headers, ctx.config.trustHost) : null;
-  return { client: describeClient(headers.get("user-agent")), ip: ip ? truncateIp(ip) : null };
-}
-
 /**
  * On `signIn`: true when none of the user's latest events is a sign-in from the same client
  * description, null when the client is unknown.
@@ -89,7 +82,7 @@ export async function recordSecurityEvent(
   if (!options || !input.userId) return;
   try {
     const { client, ip } =
-      source instanceof Context ? clientOf(source) : { client: null, ip: null };
+      source instanceof Context ? await requestClient(source) : { client: null, ip: null };
     const now = Date.now();
     const event: SecurityEvent = {
       id: randomUUID(),

@@ -2,6 +2,7 @@ import type { Context } from "../context.js";
 import type { EmailInternalProvider } from "../email/signin.js";
 import { InvalidProvider, UnknownAction } from "../errors.js";
 import type { OAuthInternalProvider } from "../oauth/signin.js";
+import { limitClient } from "../rate-limit/index.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
@@ -34,11 +35,13 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
       return redirectResult(signInUrl);
     case "oauth":
     case "oidc":
+      await limitClient(ctx, "oauth");
       return (await import("../oauth/signin.js")).oauthSignIn(
         ctx,
         provider as OAuthInternalProvider,
       );
     case "email":
+      await limitClient(ctx, "email");
       // Loaded on first use: an app without email or OAuth providers never loads their code.
       return (await import("../email/signin.js")).emailSignIn(
         ctx,

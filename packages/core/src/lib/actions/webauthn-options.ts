@@ -7,6 +7,7 @@
 import { sealCheck } from "../checks.js";
 import type { Context } from "../context.js";
 import { InvalidProvider } from "../errors.js";
+import { limitClient } from "../rate-limit/index.js";
 import { jsonResult, noStore } from "../response.js";
 import { signedInUser } from "../session/index.js";
 import type { ResponseInternal } from "../types/config.js";
@@ -41,6 +42,7 @@ export async function webauthnOptions(ctx: Context): Promise<ResponseInternal> {
   if (requested !== undefined && requested !== "authenticate" && requested !== "register") {
     return jsonResult({ error: "Invalid action" }, 400);
   }
+  await limitClient(ctx, "webauthn");
   const current = await signedInUser(ctx);
   const ceremony = decideCeremony(requested as Ceremony | undefined, current !== null);
   if (!ceremony) return jsonResult({ error: "Invalid request" }, 400);

@@ -53,8 +53,21 @@ const ERROR_MESSAGES: Readonly<Record<string, string>> = {
 
 const GENERIC_ERROR_MESSAGE = "Unable to sign in.";
 
+/** "Too many attempts" with the wait from `?code=` (whole seconds), rounded up to minutes past one. */
+function rateLimitedMessage(code: string | undefined): string {
+  const seconds = code && /^[1-9]\d{0,6}$/.test(code) ? Number(code) : 0;
+  if (seconds === 0) return "Too many attempts. Please wait a moment, then try again.";
+  const minutes = Math.ceil(seconds / 60);
+  const wait =
+    seconds < 60
+      ? `${seconds} second${seconds === 1 ? "" : "s"}`
+      : `${minutes} minute${minutes === 1 ? "" : "s"}`;
+  return `Too many attempts. Please try again in ${wait}.`;
+}
+
 /** The user-facing message for a `?error=` value (and `?code=`) of the sign-in page. */
 export function signInErrorMessage(error: string, code?: string): string {
+  if (error === "RateLimited") return rateLimitedMessage(code);
   if (error === "EmailSignin" && code === "invalid_email") {
     return "That email address does not look right. Check it and try again.";
   }

@@ -3,6 +3,7 @@
  * address truncated to its network (IPv4 /24, IPv6 /48). Pure functions over strings, and the
  * one that applies them to a request.
  */
+import { clientAddress } from "../client-address.js";
 import type { Context } from "../context.js";
 
 const MAX_DESCRIPTION = 64;
@@ -120,19 +121,21 @@ function expandIpv6(text: string): number[] | null {
 }
 
 /**
- * The client's address as Gatehouse can know it: the first `X-Forwarded-For` entry, only when the
- * host is trusted (behind a proxy that sets it); otherwise unknown (`null`).
+ * The client's address as Gatehouse can know it: the `clientAddress` hook's answer, else the
+ * `X-Forwarded-For` entry the trusted proxies vouch for (only with `trustedProxies`), else unknown
+ * (`null`). `X-Forwarded-For` alone, which anyone can send, is never believed.
  */
-export function clientIp(headers: Headers, trustHost: boolean): string | null {
-  if (!trustHost) return null;
-  const forwarded = headers.get("x-forwarded-for");
-  const first = forwarded?.split(",")[0]?.trim();
-  return first || null;
+export function clientIp(ctx: Context): Promise<string | null> {
+  return clientAddress(ctx);
 }
 
 /** The client description and (with `session.recordIp`) the truncated address of the request. */
-export function requestClient(ctx: Context): { client: string | null; ip: string | null } {
-  const { headers } = ctx.req;
-  const ip = ctx.config.session.recordIp ? clientIp(headers, ctx.config.trustHost) : null;
-  return { client: describeClient(headers.get("user-agent")), ip: ip ? truncateIp(ip) : null };
+export async function requestClient(
+  ctx: Context,
+): Promise<{ client: string | null; ip: string | null }> {
+  const ip = ctx.config.session.recordIp ? await clientIp(ctx) : null;
+  return {
+    client: describeClient(ctx.req.headers.get("user-agent")),
+    ip: ip ? truncateIp(ip) : null,
+  };
 }

@@ -119,17 +119,21 @@ export async function issueDatabaseSession(
     expires: new Date(now.valueOf() + session.maxAge * 1000),
   };
   const created = await adapter.createSession(
-    recordsMetadata(adapter) ? { ...row, ...sessionMetadata(ctx, account, now) } : row,
+    recordsMetadata(adapter) ? { ...row, ...(await sessionMetadata(ctx, account, now)) } : row,
   );
   return [sessionCookie(ctx, created)];
 }
 
 /** What a new session records about how and from where the user signed in. */
-function sessionMetadata(ctx: Context, account: Account | null, now: Date): SessionMetadata {
+async function sessionMetadata(
+  ctx: Context,
+  account: Account | null,
+  now: Date,
+): Promise<SessionMetadata> {
   const provider = account?.provider ?? ctx.req.providerId ?? null;
   const providerType =
     account?.type ?? (provider ? ctx.config.providerById.get(provider)?.type : undefined) ?? null;
-  return { createdAt: now, lastSeenAt: now, provider, providerType, ...requestClient(ctx) };
+  return { createdAt: now, lastSeenAt: now, provider, providerType, ...(await requestClient(ctx)) };
 }
 
 /** Deletes the session row, fires `signOut` with it, and clears the cookie. */

@@ -104,7 +104,7 @@ export async function recordJwtSession(
     expires,
     createdAt: new Date(jwtSessionStart(token) * 1000),
     lastSeenAt: new Date(),
-    ...requestClient(ctx),
+    ...(await requestClient(ctx)),
     ...(signIn ?? {}),
   };
   try {

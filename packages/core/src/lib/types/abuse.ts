@@ -53,6 +53,12 @@ export interface CredentialsRateLimit {
   perClient?: RateLimitRule | false;
   /** Failed attempts per account from one client address, with exponential backoff. */
   failures?: BackoffRule | false;
+  /**
+   * The account an attempt is for, from the submitted fields (the failure backoff counts per
+   * account and client address). Default: the `email` field, else `username`, else the first
+   * declared field that is not a password. Gatehouse trims and lowercases what it returns.
+   */
+  account?: (credentials: Record<string, unknown>) => string | null | undefined;
 }
 
 /** Limits of email (magic link / code) sign-in. */

@@ -6,6 +6,7 @@ import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
 import { emit } from "../../events.js";
+import { checkCredentialsAttempt } from "../../rate-limit/index.js";
 import { redirectResult } from "../../response.js";
 import { recordSecurityEvent, signInRefused, submittedUserId } from "../../security-log.js";
 import { issueSession } from "../../session/index.js";
@@ -67,14 +68,18 @@ export async function credentialsCallback(
   // A refused callbackUrl must stop the sign-in before anything happens.
   const callbackUrl = await ctx.callbackUrl();
   const credentials = declaredFields(provider, ctx.req.body);
-  const returned = await authorize(ctx, provider, credentials).catch(async (error) =>
-    signInRefused(
+  // Over a limit, or inside this account's backoff from this client: refused before authorize.
+  const attempt = await checkCredentialsAttempt(ctx, provider, credentials);
+  const returned = await authorize(ctx, provider, credentials).catch(async (error) => {
+    if (error instanceof CredentialsSignin) await attempt.failed();
+    return signInRefused(
       ctx,
       error instanceof CredentialsSignin ? await submittedUserId(ctx, credentials) : null,
       provider,
       error,
-    ),
-  );
+    );
+  });
+  await attempt.succeeded();
   const id = returned.id === undefined || returned.id === null ? randomUUID() : String(returned.id);
   let user: User | AdapterUser = { ...returned, id };
   const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };

@@ -1,0 +1,181 @@
+/**
+ * Rate limits of sign-in (issue 14): per client address for every sign-in action, per address
+ * for sign-in emails, and an exponential backoff of failed credentials per account and client
+ * address. Over a limit, an action throws {@link RateLimited}; `Auth()` answers it.
+ *
+ * A request whose client address is unknown (no `clientAddress` hook, no `trustedProxies`) skips
+ * the per-client limits: counting every unknown client in one bucket would let anyone lock
+ * everyone out. Its failed credentials are counted per account alone, under a generous rule
+ * ({@link unknownClientBackoff}).
+ *
+ * A store that fails lets the request through (one error line): a broken Redis must not stop every
+ * sign-in.
+ */
+import { addressBucket, clientAddress } from "../client-address.js";
+import type { Context } from "../context.js";
+import { AdapterError, AuthError, RateLimited } from "../errors.js";
+import type { BackoffRule, RateLimitCount, RateLimitRule } from "../types/abuse.js";
+import type { CredentialsConfig } from "../types/providers.js";
+import { accountOf, limitKey, loggableKey } from "./keys.js";
+
+/** An action with a per-client limit. */
+export type LimitedAction = "credentials" | "email" | "webauthn" | "oauth";
+
+/** Runs a store call; a failure is one error line and `fallback`. */
+async function quietly<T>(ctx: Context, call: () => Promise<T>, fallback: T): Promise<T> {
+  try {
+    return await call();
+  } catch (cause) {
+    ctx.config.logger.error(new AdapterError("The rate-limit store failed", { cause }));
+    return fallback;
+  }
+}
+
+function refuse(what: string, key: string, seconds: number): never {
+  const wait = Math.max(1, Math.ceil(seconds));
+  throw new RateLimited(`${what} (limit ${loggableKey(key)}); retry in ${wait} s`, wait);
+}
+
+/** Counts one request against a fixed-window rule and refuses it over the limit. */
+async function consume(
+  ctx: Context,
+  limit: string,
+  rule: RateLimitRule,
+  parts: string[],
+  what: string,
+): Promise<void> {
+  const key = await limitKey(ctx.config.secrets[0]!, limit, parts);
+  const store = ctx.config.rateLimitStore;
+  const count = await quietly<RateLimitCount | null>(
+    ctx,
+    () => store.hit(key, rule.windowSeconds * 1000),
+    null,
+  );
+  if (count && count.count > rule.max) refuse(what, key, (count.resetAt - Date.now()) / 1000);
+}
+
+/** The client's counting bucket (IPv4 address, IPv6 /64), or null when the address is unknown. */
+async function clientBucket(ctx: Context): Promise<string | null> {
+  const address = await clientAddress(ctx);
+  return address ? addressBucket(address) : null;
+}
+
+/**
+ * The per-client limit of an action. Skipped when the limit is off or the address unknown.
+ *
+ * @example
+ * ```ts
+ * await limitClient(ctx, "oauth"); // throws RateLimited over 60 starts a minute from one client
+ * ```
+ */
+export async function limitClient(ctx: Context, action: LimitedAction): Promise<void> {
+  const rule = ctx.config.rateLimit[action].perClient;
+  if (!rule) return;
+  const bucket = await clientBucket(ctx);
+  if (!bucket) return;
+  await consume(
+    ctx,
+    `${action}.perClient`,
+    rule,
+    [bucket],
+    `Too many ${action} requests from one client`,
+  );
+}
+
+/** The per-address limit of sign-in emails; `identifier` is the normalised address. */
+export async function limitEmail(ctx: Context, identifier: string): Promise<void> {
+  const rule = ctx.config.rateLimit.email.perAddress;
+  if (!rule) return;
+  await consume(
+    ctx,
+    "email.perAddress",
+    rule,
+    [identifier],
+    "Too many sign-in emails to one address",
+  );
+}
+
+/**
+ * The backoff of a request whose client address is unknown, counted per account alone: ten times
+ * the free failures and waits of at most a minute, so that a stranger who fails on purpose slows a
+ * real user down by a minute at most, while guessing stays slow (about one guess a minute).
+ */
+export function unknownClientBackoff(rule: BackoffRule): BackoffRule {
+  return {
+    freeAttempts: rule.freeAttempts * 10,
+    baseSeconds: Math.min(rule.baseSeconds, 60),
+    maxSeconds: Math.min(rule.maxSeconds, 60),
+  };
+}
+
+/**
+ * Seconds a client must wait after its `failures`-th failure in a row: nothing for the free ones,
+ * then `baseSeconds` after the first failure past them, doubling up to `maxSeconds`.
+ */
+export function backoffSeconds(failures: number, rule: BackoffRule): number {
+  const past = failures - rule.freeAttempts;
+  if (past <= 0) return 0;
+  return Math.min(rule.baseSeconds * 2 ** (past - 1), rule.maxSeconds);
+}
+
+/**
+ * How long a failure streak is remembered after its last failure: four times the longest wait,
+ * and at least an hour, so that waiting out one backoff does not wipe the streak.
+ */
+export function streakSeconds(rule: BackoffRule): number {
+  return Math.max(rule.maxSeconds * 4, 60 * 60);
+}
+
+/** What the credentials callback reports back once `authorize` has answered. */
+export interface CredentialsAttempt {
+  /** `authorize` refused: one more failure for this account from this client. */
+  failed(): Promise<void>;
+  /** `authorize` accepted: this account's failures from this client are forgotten. */
+  succeeded(): Promise<void>;
+}
+
+const unlimited: CredentialsAttempt = { failed: async () => {}, succeeded: async () => {} };
+
+/**
+ * Checks a credentials attempt before `authorize` runs: the per-client limit, then the backoff of
+ * this account from this client (a streak of failures from one address never slows the same
+ * account down from another). Throws {@link RateLimited} when the attempt must wait.
+ */
+export async function checkCredentialsAttempt(
+  ctx: Context,
+  provider: CredentialsConfig,
+  credentials: Record<string, unknown>,
+): Promise<CredentialsAttempt> {
+  await limitClient(ctx, "credentials");
+  const limits = ctx.config.rateLimit.credentials;
+  if (!limits.failures) return unlimited;
+  const bucket = await clientBucket(ctx);
+  const rule = bucket ? limits.failures : unknownClientBackoff(limits.failures);
+  let account = "";
+  try {
+    account = accountOf(credentials, provider.credentials, limits.account);
+  } catch (cause) {
+    ctx.config.logger.error(new AuthError("rateLimit.credentials.account threw", { cause }));
+  }
+  const key = await limitKey(ctx.config.secrets[0]!, "credentials.failures", [
+    account,
+    bucket ?? "unknown client",
+  ]);
+  const store = ctx.config.rateLimitStore;
+  const memoryMs = streakSeconds(rule) * 1000;
+  const streak = await quietly(ctx, () => store.peek(key), null);
+  if (streak) {
+    const wait = backoffSeconds(streak.count, rule);
+    // Every failure moves the streak's end to `memoryMs` after it: the last failure is at resetAt - memoryMs.
+    const until = streak.resetAt - memoryMs + wait * 1000;
+    const now = Date.now();
+    if (wait > 0 && until > now) {
+      refuse("Too many failed sign-ins for one account from one client", key, (until - now) / 1000);
+    }
+  }
+  return {
+    failed: () =>
+      quietly(ctx, async () => void (await store.hit(key, memoryMs, { extend: true })), undefined),
+    succeeded: () => (streak ? quietly(ctx, () => store.reset(key), undefined) : Promise.resolve()),
+  };
+}
