@@ -54,7 +54,9 @@ function providers(): SolidAuthConfig["providers"] {
           ? checkPassword(email, password)
           : null,
     }),
-    Nodemailer({ name: "Email link" }),
+    // The link opens a confirmation page (mail scanners cannot use it); the code is typed on
+    // the "check your email" page, in the browser that asked for it.
+    Nodemailer({ name: "Email link", code: true }),
   ];
   // The local OpenID provider in demo mode, or a real one configured the same way.
   if (process.env.AUTH_OIDC_ISSUER) {

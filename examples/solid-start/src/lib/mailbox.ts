@@ -16,9 +16,13 @@ export interface MailboxMessage {
   text: string;
   /** The http(s) links of the plain-text part, such as a sign-in link. */
   links: string[];
+  /** The one-time sign-in code of the plain-text part, when it has one. */
+  code?: string;
 }
 
 const LINK = /https?:\/\/[^\s<>"]+/g;
+// The line Gatehouse's default sign-in email puts the code on.
+const CODE = /code on the sign-in page: (\S+)/;
 
 /** The captured messages, or `null` outside demo mode. */
 export const mailboxQuery = query(async (): Promise<MailboxMessage[] | null> => {
@@ -36,7 +40,13 @@ export const mailboxQuery = query(async (): Promise<MailboxMessage[] | null> => 
       MailboxMessage,
       "id" | "links"
     >;
-    messages.push({ ...stored, id: name, links: stored.text.match(LINK) ?? [] });
+    const code = CODE.exec(stored.text)?.[1];
+    messages.push({
+      ...stored,
+      id: name,
+      links: stored.text.match(LINK) ?? [],
+      ...(code ? { code } : {}),
+    });
   }
   return messages;
 }, "mailbox");

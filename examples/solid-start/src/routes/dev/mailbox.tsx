@@ -27,6 +27,11 @@ export default function Mailbox() {
                 To <span data-testid="mailbox-to">{message.to.join(", ")}</span> at{" "}
                 {new Date(message.receivedAt).toUTCString()}
               </p>
+              <Show when={message.code}>
+                <p>
+                  Sign-in code: <strong data-testid="mailbox-code">{message.code}</strong>
+                </p>
+              </Show>
               <For each={message.links}>
                 {(link) => (
                   <p>
