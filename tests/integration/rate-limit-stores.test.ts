@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import type { RateLimitStore } from "@gatehouse/core/types";
+import type { RateLimitOptions, RateLimitStore } from "@gatehouse/core/types";
 import {
   PostgresRateLimitStore,
   type PostgresRateLimitStoreMethods,
@@ -34,6 +34,7 @@ import {
   storeBlock,
 } from "./stores.js";
 import { rateLimitStoreCases } from "./support/rate-limit-cases.js";
+import { type SignInAnswer, signIn, signInConfig } from "./support/rate-limit-signin.js";
 
 const FILE = "rate-limit-stores.test.ts";
 const MINUTE = 60_000;
@@ -370,19 +371,21 @@ describe.skipIf(postgresReason !== undefined && !ci)(
 
 /* ---- Two processes sharing one store ---------------------------------------------------- */
 
-let childScript: string | undefined;
+const bundles = new Map<string, Promise<string>>();
 let bundleDir: string | undefined;
 
-async function bundleChild(): Promise<string> {
-  if (childScript) return childScript;
+/** Bundles `support/<name>.ts` once per file run; resolves to the script to run with node. */
+function bundleChild(name: string): Promise<string> {
+  let bundle = bundles.get(name);
+  if (bundle) return bundle;
   // The child runs the workspace's TypeScript sources, bundled; other packages stay external.
   // Inside the checkout's node_modules, so that the bundle's imports resolve from there.
   const cache = fileURLToPath(new URL("../../node_modules/.cache", import.meta.url));
   mkdirSync(cache, { recursive: true });
-  bundleDir = mkdtempSync(join(cache, "gh-rate-limit-"));
-  const outfile = join(bundleDir, "child.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("./support/rate-limit-child.ts", import.meta.url))],
+  bundleDir ??= mkdtempSync(join(cache, "gh-rate-limit-"));
+  const outfile = join(bundleDir, `${name}.mjs`);
+  bundle = build({
+    entryPoints: [fileURLToPath(new URL(`./support/${name}.ts`, import.meta.url))],
     outfile,
     bundle: true,
     format: "esm",
@@ -400,18 +403,18 @@ async function bundleChild(): Promise<string> {
         },
       },
     ],
-  });
-  childScript = outfile;
-  return outfile;
+  }).then(() => outfile);
+  bundles.set(name, bundle);
+  return bundle;
 }
 
 afterAll(() => {
   if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 });
 
-/** Runs the child with `env`; resolves to the counts it printed. */
-async function runChild(env: Record<string, string>): Promise<number[]> {
-  const script = await bundleChild();
+/** Runs the child `name` with `env`; resolves to the JSON line it printed last. */
+async function runChild<T>(name: string, env: Record<string, string>): Promise<T> {
+  const script = await bundleChild(name);
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [script], {
       env: { ...process.env, ...env },
@@ -427,9 +430,8 @@ async function runChild(env: Record<string, string>): Promise<number[]> {
     });
     child.on("error", reject);
     child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${err.slice(0, 2000)}`));
-      else
-        resolve((JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as { counts: number[] }).counts);
+      if (code !== 0) reject(new Error(`${name} exited with ${code}: ${err.slice(0, 2000)}`));
+      else resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "null") as T);
     });
   });
 }
@@ -448,7 +450,8 @@ async function twoProcesses(storeEnv: Record<string, string>, peek: RateLimitSto
     // Far enough ahead for both processes to have loaded and connected.
     START_AT: String(Date.now() + 1500),
   };
-  const [a, b] = await Promise.all([runChild(env), runChild(env)]);
+  const run = () => runChild<{ counts: number[] }>("rate-limit-child", env).then((r) => r.counts);
+  const [a, b] = await Promise.all([run(), run()]);
   const all = [...a, ...b].sort((x, y) => x - y);
   expect(all).toEqual(Array.from({ length: 2 * HITS_PER_CHILD }, (_, i) => i + 1));
   // With a limit of 50 per window, the two processes together let exactly 50 through.
@@ -457,38 +460,144 @@ async function twoProcesses(storeEnv: Record<string, string>, peek: RateLimitSto
   expect((await peek(key))?.count).toBe(2 * HITS_PER_CHILD);
 }
 
-describe.skipIf(redisReason !== undefined && !ci)("two processes sharing one Redis", () => {
-  const prefix = `gatehouse-it:${randomUUID()}:`;
-  let client: Redis | undefined;
-  afterAll(async () => {
-    if (!client) return;
-    await deleteKeys(client, prefix);
-    await client.quit();
-  });
+const SECRET = "rate-limit-stores-secret-0123456789abcdef";
+const quiet = { email: false, webauthn: false, oauth: false } as const;
 
-  test("hit one key: the counts 1 to 600 each once across both, one limit between them", async () => {
-    if (redisReason) throw new Error(`${redisReason}; CI=true, so this fails`);
-    client = new Redis(REDIS_URL);
-    const store = RedisRateLimitStore(client, { prefix });
-    await twoProcesses({ STORE: "redis", REDIS_URL, PREFIX: prefix }, store.peek);
-  }, 60_000);
+/** Two app instances (`Auth()` in two children) on one store, signing in at the same moment. */
+async function twoApps(
+  storeEnv: Record<string, string>,
+  run: { limits: object; attempts: number; client: string; password: string; sequential?: boolean },
+): Promise<SignInAnswer[][]> {
+  const env = {
+    ...storeEnv,
+    SECRET,
+    LIMITS: JSON.stringify(run.limits),
+    ATTEMPTS: String(run.attempts),
+    CLIENT: run.client,
+    PASSWORD: run.password,
+    SEQUENTIAL: run.sequential ? "1" : "0",
+    START_AT: String(Date.now() + 2000),
+  };
+  const one = () =>
+    runChild<{ answers: SignInAnswer[] }>("rate-limit-auth-child", env).then((r) => r.answers);
+  return Promise.all([one(), one()]);
+}
+
+interface SharedStore {
+  store: RateLimitStore;
+  /** What a child needs to open the same store. */
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+/** The cross-process tests on one server's store; skipped (or failed in CI) without the server. */
+function twoProcessSuite(
+  server: string,
+  reason: string | undefined,
+  open: () => Promise<SharedStore>,
+) {
+  describe.skipIf(reason !== undefined && !ci)(`two processes sharing one ${server}`, () => {
+    let shared: SharedStore | undefined;
+    const opened = () => {
+      if (!shared) throw new Error(`${server} was not opened`);
+      return shared;
+    };
+    beforeAll(async () => {
+      if (reason) throw new Error(`${reason}; CI=true, so this fails`);
+      shared = await open();
+    });
+    afterAll(async () => {
+      await shared?.close();
+    });
+
+    test("hit one key: the counts 1 to 600 each once across both, one limit between them", async () => {
+      const { env, store } = opened();
+      await twoProcesses(env, store.peek);
+    }, 60_000);
+
+    test("Auth() in both: the per-client limit of credentials sign-ins is one limit across them", async () => {
+      const { env } = opened();
+      const limits = {
+        ...quiet,
+        credentials: { perClient: { max: 10, windowSeconds: 600 }, failures: false },
+      };
+      const client = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+      const answers = await twoApps(env, { limits, attempts: 15, client, password: "wonderland" });
+      const all = answers.flat();
+      const through = all.filter((a) => a.status !== 429);
+      const limited = all.filter((a) => a.status === 429);
+      // Each instance alone would have let 10 through (20 in all); together they let 10.
+      expect(through).toHaveLength(10);
+      expect(through.every((a) => a.status === 200 && a.signedIn)).toBe(true);
+      expect(limited).toHaveLength(20);
+      for (const a of limited) {
+        expect(a.signedIn).toBe(false);
+        expect(Number(a.retryAfter)).toBeGreaterThanOrEqual(1);
+        expect(Number(a.retryAfter)).toBeLessThanOrEqual(600);
+      }
+    }, 60_000);
+
+    test("Auth() in both: failed passwords from one client share one backoff; another client still signs in", async () => {
+      const { env, store } = opened();
+      const limits = {
+        ...quiet,
+        credentials: {
+          perClient: false,
+          failures: { freeAttempts: 3, baseSeconds: 600, maxSeconds: 600 },
+        },
+      };
+      const attacker = `198.51.100.${Math.floor(Math.random() * 250) + 1}`;
+      const answers = await twoApps(env, {
+        limits,
+        attempts: 6,
+        client: attacker,
+        password: "guess",
+        sequential: true,
+      });
+      const through = answers.flat().filter((a) => a.status !== 429);
+      // Three free failures, then the fourth starts a 10-minute wait that both instances see.
+      // Each instance alone would have let 4 through (8 in all). The check comes before the
+      // count, so one attempt of the other instance may be in flight when the wait begins.
+      expect(through.length).toBeGreaterThanOrEqual(4);
+      expect(through.length).toBeLessThanOrEqual(5);
+      expect(answers.flat().some((a) => a.signedIn)).toBe(false);
+      // A third instance on the same store: the attacker's address waits, even with the right
+      // password; the real user from another address signs in.
+      const config = signInConfig(SECRET, store, limits as Omit<RateLimitOptions, "store">);
+      const blocked = await signIn(config, attacker, "wonderland");
+      expect(blocked.status).toBe(429);
+      expect(blocked.signedIn).toBe(false);
+      const user = await signIn(config, "192.0.2.10", "wonderland");
+      expect(user).toMatchObject({ status: 200, signedIn: true });
+    }, 60_000);
+  });
+}
+
+twoProcessSuite("Redis", redisReason, async () => {
+  const prefix = `gatehouse-it:${randomUUID()}:`;
+  const client = new Redis(REDIS_URL);
+  return {
+    store: RedisRateLimitStore(client, { prefix }),
+    env: { STORE: "redis", REDIS_URL, PREFIX: prefix },
+    async close() {
+      await deleteKeys(client, prefix);
+      await client.quit();
+    },
+  };
 });
 
-describe.skipIf(postgresReason !== undefined && !ci)("two processes sharing one PostgreSQL", () => {
+twoProcessSuite("PostgreSQL", postgresReason, async () => {
   const schema = freshSchema("rate2p");
-  let pool: Pool | undefined;
-  afterAll(async () => {
-    if (!pool) return;
-    await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    await pool.end();
-  });
-
-  test("hit one key: the counts 1 to 600 each once across both, one limit between them", async () => {
-    if (postgresReason) throw new Error(`${postgresReason}; CI=true, so this fails`);
-    pool = new Pool({ connectionString: DATABASE_URL, max: 2 });
-    pool.on("error", () => {});
-    const store = PostgresRateLimitStore(pool, { schema });
-    await store.migrate();
-    await twoProcesses({ STORE: "postgres", DATABASE_URL, SCHEMA: schema }, store.peek);
-  }, 60_000);
+  const pool = new Pool({ connectionString: DATABASE_URL, max: 4 });
+  pool.on("error", () => {});
+  const store = PostgresRateLimitStore(pool, { schema });
+  await store.migrate();
+  return {
+    store,
+    env: { STORE: "postgres", DATABASE_URL, SCHEMA: schema },
+    async close() {
+      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+      await pool.end();
+    },
+  };
 });
