@@ -26,7 +26,7 @@ export interface SessionMetadata {
   ip?: string | null;
   /**
    * The OpenID provider's session id (the ID token's `sid`) at sign-in, so a back-channel logout
-   * naming it can end this session. JWT sessions carry it as the `psid` claim.
+   * naming it can end this session (JWT sessions: in the revocation store's record of the session).
    */
   providerSid?: string | null;
   /**
