@@ -209,6 +209,35 @@ describe("the confirmation POST", () => {
   });
 });
 
+describe("pages.emailConfirm", () => {
+  test("a custom confirmation page receives the link's values; its POST signs in", async () => {
+    const world = setup();
+    world.config.pages = { emailConfirm: "/confirm-sign-in" };
+    const jar = new Jar();
+    const { link } = await requestLink(world, jar, "alice@example.com", "/after");
+    const opened = await open(world.config, jar, link);
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get("referrer-policy")).toBe("no-referrer");
+    const target = new URL(opened.headers.get("location")!);
+    expect(target.pathname).toBe("/confirm-sign-in");
+    expect(Object.fromEntries(target.searchParams)).toEqual({
+      provider: "email",
+      token: link.searchParams.get("token"),
+      email: "alice@example.com",
+      callbackUrl: `${ORIGIN}/after`,
+    });
+    expect(world.adapter.rows.verificationToken(storedToken(link))).not.toBeNull();
+
+    // What the custom page's button posts.
+    const { provider: _, ...fields } = Object.fromEntries(target.searchParams);
+    const answer = await send(world.config, jar, "/auth/callback/email", {
+      form: { ...fields, csrfToken: await csrfToken(world.config, jar) },
+    });
+    expect(answer.headers.get("location")).toBe(`${ORIGIN}/after`);
+    expect(await sessionEmail(world.config, jar)).toBe("alice@example.com");
+  });
+});
+
 describe("confirm: false", () => {
   test("the GET of the link signs in with one click, as in Auth.js", async () => {
     const world = setup({ confirm: false });

@@ -48,6 +48,12 @@ export interface PagesOptions {
   signOut?: string;
   error?: string;
   verifyRequest?: string;
+  /**
+   * Your page for an opened email sign-in link (scanner-safe links): it receives `provider`,
+   * `token`, `email` and `callbackUrl` in its query and must POST them, with a CSRF token, to
+   * `<basePath>/callback/<provider>`. Default: the built-in page with one button.
+   */
+  emailConfirm?: string;
   /** Where a user goes after their first sign-in. */
   newUser?: string;
 }

@@ -117,6 +117,13 @@ async function confirmPage(
     throw new Verification("The sign-in link has no token or no email address");
   }
   const callbackUrl = await ctx.callbackUrl();
+  const custom = ctx.config.pages.emailConfirm;
+  if (custom) {
+    const params = { provider: provider.id, token, email, callbackUrl };
+    const result = redirectResult(pageUrl(ctx, custom, params));
+    result.headers = { "Referrer-Policy": "no-referrer" };
+    return result;
+  }
   const { token: csrfToken } = await ctx.csrf();
   const page = renderEmailConfirmPage({
     action: provider.callbackUrl,
