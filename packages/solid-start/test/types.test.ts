@@ -41,7 +41,10 @@ describe("server types", () => {
     expectTypeOf(GET).parameter(0).not.toBeAny();
     expectTypeOf(GET).returns.toEqualTypeOf<Promise<Response | undefined>>();
     expectTypeOf(POST).toEqualTypeOf(GET);
-    expectTypeOf<SolidAuthEvent>().toEqualTypeOf<{ request: Request }>();
+    expectTypeOf<SolidAuthEvent>().toEqualTypeOf<{
+      request: Request;
+      clientAddress?: string | undefined;
+    }>();
     // SolidStart's own events fit, and a plain { request } does too.
     expectTypeOf<APIEvent>().toExtend<SolidAuthEvent>();
     expectTypeOf<FetchEvent>().toExtend<SolidAuthEvent>();

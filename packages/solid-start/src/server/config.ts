@@ -3,6 +3,7 @@
  * the environment applied once, the result kept per configuration object.
  */
 import { type AuthConfig, setEnvDefaults } from "@gatehouse/core";
+import { peerAddress } from "./client-address.js";
 
 /**
  * The configuration of {@link SolidAuth} and the session helpers: core's {@link AuthConfig}
@@ -74,6 +75,8 @@ const built = new WeakMap<SolidAuthConfig, Effective>();
  * - `basePath` is the prefix.
  * - `trustHost`: the config's value, else `AUTH_TRUST_HOST`, else true outside production
  *   (`NODE_ENV !== "production"`), else core's environment rules (Vercel, Cloudflare Pages).
+ * - `clientAddress`: the event's public socket address, when neither `clientAddress` nor
+ *   `trustedProxies` (`AUTH_TRUSTED_PROXIES`) is set.
  * - `secret`, `url`, provider credentials and the redirect proxy come from the environment
  *   through core's `setEnvDefaults` when the config leaves them out.
  */
@@ -89,6 +92,11 @@ export function effectiveConfig(config: SolidAuthConfig): Effective {
     const fromEnv = envFlag(env.AUTH_TRUST_HOST);
     if (fromEnv !== undefined) core.trustHost = fromEnv;
     else if (!isProduction()) core.trustHost = true;
+  }
+  // Rate limits count per client: SolidStart's socket address, unless the app says how to find it.
+  const proxies = env.AUTH_TRUSTED_PROXIES?.trim();
+  if (core.clientAddress === undefined && core.trustedProxies === undefined && !proxies) {
+    core.clientAddress = peerAddress;
   }
   // The prefix is the mount path: a path in AUTH_URL never overrides it, and needs no warning.
   setEnvDefaults(env, core, true);

@@ -2,14 +2,21 @@
  * `SolidAuth()`: the GET and POST handlers of the catch-all auth route.
  */
 import { Auth } from "@gatehouse/core";
+import { rememberPeer } from "./client-address.js";
 import { effectiveConfig, normalizePrefix, type SolidAuthConfig, underPrefix } from "./config.js";
 
 /**
- * What SolidStart hands a route handler, typed by the one member Gatehouse reads. SolidStart 1.x
+ * What SolidStart hands a route handler, typed by the members Gatehouse reads. SolidStart 1.x
  * (vinxi) and 2.x events both fit.
  */
 export interface SolidAuthEvent {
   request: Request;
+  /**
+   * The socket's peer address, as SolidStart reads it. Core's rate limits use it when the
+   * configuration sets neither `clientAddress` nor `trustedProxies` and the peer is a public
+   * address (docs/rate-limits.md).
+   */
+  clientAddress?: string | undefined;
 }
 
 /** A handler of the auth route: a `Response`, or `undefined` for a path outside the prefix. */
@@ -60,6 +67,7 @@ export function SolidAuth(config: SolidAuthConfig): SolidAuthHandlers {
       return undefined;
     }
     if (!underPrefix(pathname, prefix)) return undefined;
+    rememberPeer(request, event.clientAddress);
     return Auth(request, core);
   };
   return { GET: handle, POST: handle };

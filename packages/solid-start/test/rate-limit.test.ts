@@ -1,0 +1,76 @@
+/**
+ * SolidStart hands core the event's socket address for its rate limits, when the app set no other
+ * way to find the client and the peer is a public address.
+ */
+import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
+import { describe, expect, test } from "vitest";
+import { isPublicAddress } from "../src/server/client-address.js";
+import { appRequest, credentialsConfig, eventShapes, Jar } from "./support.js";
+
+type MakeEvent = (request: Request) => { request: Request; clientAddress: string };
+
+/** `count` wrong-password attempts for distinct accounts from one peer; their statuses. */
+async function attempts(
+  config: SolidAuthConfig,
+  makeEvent: MakeEvent,
+  peer: string,
+  count: number,
+) {
+  const { GET, POST } = SolidAuth(config);
+  const statuses: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const jar = new Jar();
+    const csrf = await GET({ ...makeEvent(appRequest("/api/auth/csrf")), clientAddress: peer });
+    jar.apply(csrf!);
+    const { csrfToken } = (await csrf!.json()) as { csrfToken: string };
+    const request = appRequest("/api/auth/callback/credentials", jar, {
+      form: { csrfToken, username: `user${i}`, password: "wrong" },
+      headers: { "x-auth-return-redirect": "1", "x-forwarded-for": `192.0.2.${i + 1}` },
+    });
+    const response = await POST({ ...makeEvent(request), clientAddress: peer });
+    statuses.push(response!.status);
+  }
+  return statuses;
+}
+
+describe.each(eventShapes)("rate limits with a %s event", (_, makeEvent) => {
+  test("a public socket address is the client: its 31st attempt in a minute is refused", async () => {
+    const statuses = await attempts(credentialsConfig(), makeEvent, "198.51.100.7", 31);
+    expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+    expect(statuses[30]).toBe(429);
+  });
+
+  test("a loopback or private peer is a proxy, not a client: no per-client bucket", async () => {
+    const statuses = await attempts(credentialsConfig(), makeEvent, "10.0.0.5", 31);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  test("with trustedProxies set, X-Forwarded-For decides and the socket address is not used", async () => {
+    const config = credentialsConfig({ trustedProxies: 1 });
+    // Every attempt comes from another address in X-Forwarded-For: none reaches a limit.
+    const statuses = await attempts(config, makeEvent, "198.51.100.7", 31);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+});
+
+test("public and non-public peers", () => {
+  for (const a of ["198.51.100.7", "8.8.8.8", "2001:db8::1", "::ffff:203.0.113.1"]) {
+    expect(isPublicAddress(a)).toBe(true);
+  }
+  for (const a of [
+    "127.0.0.1",
+    "10.1.2.3",
+    "172.20.0.1",
+    "192.168.0.2",
+    "100.64.0.1",
+    "169.254.1.1",
+    "::1",
+    "fd12::1",
+    "fe80::1",
+    "::ffff:10.0.0.1",
+    "unknown",
+    "",
+  ]) {
+    expect(isPublicAddress(a)).toBe(false);
+  }
+});
