@@ -6,7 +6,7 @@ import type { RateLimitCount, RateLimitStore } from "../types/abuse.js";
 
 /** Options of {@link MemoryRateLimitStore}. */
 export interface MemoryRateLimitStoreOptions {
-  /** Counters kept at most; the ones ending soonest go first when it is full. Default 100,000. */
+  /** Counters kept at most; the least recently hit go first when it is full. Default 100,000. */
   maxEntries?: number;
   /** The clock, in milliseconds (tests). Default `Date.now`. */
   now?: () => number;
@@ -31,14 +31,20 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
     return counter;
   };
 
-  /** Drops ended counters (at most once a second), then the soonest-ending ones over the bound. */
+  /**
+   * Drops ended counters (a walk at most once a second), then, over the bound, the least recently
+   * hit: a hit moves its counter to the end of the map, so those are at the front, and eviction is
+   * a short walk from there, never a sort of the whole map.
+   */
   const sweep = (at: number) => {
-    if (counters.size < maxEntries && at - sweptAt < 1_000) return;
-    sweptAt = at;
-    for (const [key, counter] of counters) if (counter.resetAt <= at) counters.delete(key);
-    if (counters.size < maxEntries) return;
-    const soonest = [...counters].sort((a, b) => a[1].resetAt - b[1].resetAt);
-    for (const [key] of soonest.slice(0, counters.size - maxEntries + 1)) counters.delete(key);
+    if (at - sweptAt >= 1_000) {
+      sweptAt = at;
+      for (const [key, counter] of counters) if (counter.resetAt <= at) counters.delete(key);
+    }
+    for (const key of counters.keys()) {
+      if (counters.size < maxEntries) break;
+      counters.delete(key);
+    }
   };
 
   return {
@@ -52,6 +58,7 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
             resetAt: hitOptions?.extend ? at + windowMs : current.resetAt,
           }
         : { count: 1, resetAt: at + windowMs };
+      counters.delete(key);
       counters.set(key, counter);
       return { ...counter };
     },
