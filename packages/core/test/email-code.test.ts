@@ -358,6 +358,23 @@ describe("redeeming a code", () => {
     expect(await sessionEmail(world.config, jar)).toBeUndefined();
   });
 
+  test("a hostile callbackUrl posted with the code is refused before the code is spent", async () => {
+    const world = setup();
+    const jar = new Jar();
+    const { mail } = await ask(world, jar);
+    const hostile = await send(world.config, jar, "/auth/callback/email", {
+      form: {
+        csrfToken: await csrfToken(world.config, jar),
+        code: mail.code!,
+        callbackUrl: "https://evil.example/",
+      },
+    });
+    expect(hostile.headers.get("location")).not.toContain("evil.example");
+    expect(await sessionEmail(world.config, jar)).toBeUndefined();
+    await typeCode(world, jar, mail.code!);
+    expect(await sessionEmail(world.config, jar)).toBe("alice@example.com");
+  });
+
   test("without the CSRF token a code is MissingCSRF and is not counted", async () => {
     const world = setup();
     const jar = new Jar();

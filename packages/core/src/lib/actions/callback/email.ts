@@ -160,10 +160,11 @@ export async function emailCallback(
     await requireCsrf(ctx);
     const body = ctx.req.body ?? {};
     if (body.token === undefined && body.code !== undefined) {
+      // A hostile callbackUrl is refused before the code is spent.
+      const callbackUrl = await ctx.callbackUrl();
       const outcome = await (await import("./email-code.js")).redeemCode(ctx, provider);
-      if ("identifier" in outcome) {
-        return finishSignIn(ctx, provider, outcome.identifier, await ctx.callbackUrl());
-      }
+      if ("identifier" in outcome)
+        return finishSignIn(ctx, provider, outcome.identifier, callbackUrl);
       return outcome;
     }
   } else if (provider.confirm !== false) {
