@@ -107,6 +107,22 @@ describe("sending a code", () => {
     expect(codes.size).toBeGreaterThan(15);
   });
 
+  test("random bytes that would bias the digits are drawn again, never folded in", async () => {
+    const world = setup();
+    // 250..255 would make 0..5 likelier than 6..9 if taken modulo 10: they are skipped.
+    const bytes = [255, 250, 3, 11, 24, 251, 1, 5, 9, 2, 6, 0, 0, 0, 0, 0];
+    const random = vi.spyOn(crypto, "getRandomValues").mockImplementationOnce((array) => {
+      (array as Uint8Array).set(bytes.slice(0, (array as Uint8Array).length));
+      return array;
+    });
+    try {
+      const { mail } = await ask(world, new Jar());
+      expect(mail.code).toBe("31415926");
+    } finally {
+      random.mockRestore();
+    }
+  });
+
   test("a custom length and alphabet shape the code, and typing is forgiving", async () => {
     const alphabet = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
     const world = setup({ code: { length: 6, alphabet } });
@@ -172,6 +188,19 @@ describe("the verify-request page", () => {
 
     const other = await send(world.config, new Jar(), "/auth/verify-request?provider=email");
     expect(await other.text()).not.toContain('name="code"');
+  });
+
+  test("an unknown ?code= shows a fixed message, never the value", async () => {
+    const world = setup();
+    const page = await send(
+      world.config,
+      new Jar(),
+      "/auth/verify-request?provider=email&error=Verification&code=%3Cscript%3Ex",
+    );
+    const html = await page.text();
+    expect(html).toContain("The code could not be used");
+    expect(html).not.toContain("script&gt;x");
+    expect(html).not.toContain("<script>x");
   });
 
   test("after a wrong code it says so", async () => {
