@@ -192,7 +192,8 @@ async function run(
   try {
     const basePath = resolved?.basePath ?? normalizeBasePath(config.basePath);
     req = await parseRequest(request, basePath);
-    rememberIncoming(req, request);
+    // The clientAddress hook gets the Request handed to Auth(); nothing to keep without a hook.
+    if (resolved?.clientAddress) rememberIncoming(req, request);
     if (resolved) {
       req.url = effectiveUrl(req.url, req.headers, resolved.url, resolved.trustHost);
       checkProviderSegment(req, resolved);

@@ -23,13 +23,23 @@ interface CidrRange {
 /** `trustedProxies` after checking: a number of hops, or ranges. */
 export type ProxyTrust = { hops: number } | { ranges: CidrRange[] };
 
-const ipv4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
+/** Four decimal parts of 1 to 3 digits, each at most 255; scanned by hand (the hot path). */
 function parseIpv4(text: string): number[] | null {
-  const match = ipv4.exec(text);
-  if (!match) return null;
-  const parts = match.slice(1, 5).map(Number);
-  return parts.every((part) => part <= 255) ? parts : null;
+  const parts: number[] = [];
+  let value = 0;
+  let digits = 0;
+  for (let i = 0; i <= text.length; i++) {
+    const code = i < text.length ? text.charCodeAt(i) : 46; // a final "."
+    if (code >= 48 && code <= 57) {
+      value = value * 10 + (code - 48);
+      if (++digits > 3) return null;
+    } else if (code === 46 && digits > 0 && value <= 255 && parts.length < 4) {
+      parts.push(value);
+      value = 0;
+      digits = 0;
+    } else return null;
+  }
+  return parts.length === 4 ? parts : null;
 }
 
 function parseIpv6(text: string): number[] | null {
@@ -67,6 +77,9 @@ function parseIpv6(text: string): number[] | null {
  * address (`::ffff:203.0.113.7`) is the IPv4 address. Anything else is `null`.
  */
 export function parseIp(input: string): IpAddress | null {
+  // The common case, a plain IPv4 address, without the regular expressions below.
+  const plain = parseIpv4(input);
+  if (plain) return { version: 4, parts: plain };
   let text = input.trim();
   if (text.length === 0 || text.length > 64) return null;
   const bracketed = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(text);
@@ -174,22 +187,24 @@ export function resolveTrustedProxies(
  * read. `null` when the header is missing or the chosen entry is not an address.
  */
 export function forwardedClient(header: string | null, trust: ProxyTrust): string | null {
+  const ip = forwardedIp(header, trust);
+  return ip ? formatIp(ip) : null;
+}
+
+function forwardedIp(header: string | null, trust: ProxyTrust): IpAddress | null {
   if (!header) return null;
+  // One proxy and one entry: the header is the address (the common case, without arrays).
+  if ("hops" in trust && trust.hops === 1 && !header.includes(",")) return parseIp(header.trim());
   const entries = header
     .split(",")
     .map((entry) => entry.trim())
     .filter((entry) => entry !== "");
   if (entries.length === 0) return null;
-  if ("hops" in trust) {
-    const chosen = parseIp(entries[Math.max(0, entries.length - trust.hops)] ?? "");
-    return chosen ? formatIp(chosen) : null;
-  }
+  if ("hops" in trust) return parseIp(entries[Math.max(0, entries.length - trust.hops)] ?? "");
   for (let i = entries.length - 1; i >= 0; i--) {
     const ip = parseIp(entries[i] ?? "");
     if (!ip) return null;
-    if (!trust.ranges.some((range) => samePrefix(ip, range.ip, range.bits)) || i === 0) {
-      return formatIp(ip);
-    }
+    if (!trust.ranges.some((range) => samePrefix(ip, range.ip, range.bits)) || i === 0) return ip;
   }
   return null;
 }
@@ -200,45 +215,69 @@ export function forwardedClient(header: string | null, trust: ProxyTrust): strin
  */
 export function addressBucket(address: string): string | null {
   const ip = parseIp(address);
-  if (!ip) return null;
+  return ip ? bucketOf(ip) : null;
+}
+
+function bucketOf(ip: IpAddress): string {
   if (ip.version === 4) return formatIp(ip);
   return `${formatIp({ version: 6, parts: [...ip.parts.slice(0, 4), 0, 0, 0, 0] })}/64`;
 }
 
 /** The request as handed to `Auth()`, for the `clientAddress` hook (a POST's `original` is a copy). */
 const incoming = new WeakMap<RequestInternal, Request>();
-const resolved = new WeakMap<RequestInternal, Promise<string | null>>();
+
+/** A request's parsed address: known at once from headers, or later from the hook. */
+type Known = IpAddress | null | Promise<IpAddress | null>;
+const resolved = new WeakMap<RequestInternal, Known>();
 
 /** Remembers the request `Auth()` was given, so the hook sees the very object the platform made. */
 export function rememberIncoming(req: RequestInternal, request: Request): void {
   incoming.set(req, request);
 }
 
-async function resolve(ctx: Context): Promise<string | null> {
-  const hook: ClientAddressResolver | undefined = ctx.config.clientAddress;
-  if (hook) {
-    try {
-      const value = await hook(incoming.get(ctx.req) ?? ctx.req.original);
-      const ip = typeof value === "string" ? parseIp(value) : null;
-      return ip ? formatIp(ip) : null;
-    } catch (cause) {
-      ctx.config.logger.error(new AuthError("The clientAddress hook threw", { cause }));
-      return null;
-    }
+async function fromHook(ctx: Context, hook: ClientAddressResolver): Promise<IpAddress | null> {
+  try {
+    const value = await hook(incoming.get(ctx.req) ?? ctx.req.original);
+    return typeof value === "string" ? parseIp(value) : null;
+  } catch (cause) {
+    ctx.config.logger.error(new AuthError("The clientAddress hook threw", { cause }));
+    return null;
   }
+}
+
+/**
+ * The request's address, parsed, worked out once per request: synchronously from the headers
+ * (no promise to wait for on the sign-in path), or through the hook.
+ */
+function clientIpOf(ctx: Context): Known {
+  const cached = resolved.get(ctx.req);
+  if (cached !== undefined) return cached;
+  const hook = ctx.config.clientAddress;
   const trust = ctx.config.trustedProxies;
-  return trust ? forwardedClient(ctx.req.headers.get("x-forwarded-for"), trust) : null;
+  const known: Known = hook
+    ? fromHook(ctx, hook)
+    : trust
+      ? forwardedIp(ctx.req.headers.get("x-forwarded-for"), trust)
+      : null;
+  resolved.set(ctx.req, known);
+  return known;
 }
 
 /**
  * The client's address (normalised: `2001:db8::1`, `203.0.113.7`), or `null` when it cannot be
- * known. Worked out once per request.
+ * known.
  */
-export function clientAddress(ctx: Context): Promise<string | null> {
-  let known = resolved.get(ctx.req);
-  if (!known) {
-    known = resolve(ctx);
-    resolved.set(ctx.req, known);
-  }
-  return known;
+export async function clientAddress(ctx: Context): Promise<string | null> {
+  const ip = await clientIpOf(ctx);
+  return ip ? formatIp(ip) : null;
+}
+
+/**
+ * The bucket the client is counted in ({@link addressBucket}), or `null` when unknown: a promise
+ * only when the `clientAddress` hook has to answer first.
+ */
+export function clientBucket(ctx: Context): string | null | Promise<string | null> {
+  const known = clientIpOf(ctx);
+  if (known instanceof Promise) return known.then((ip) => (ip ? bucketOf(ip) : null));
+  return known ? bucketOf(known) : null;
 }

@@ -11,7 +11,7 @@
  * A store that fails lets the request through (one error line): a broken Redis must not stop every
  * sign-in.
  */
-import { addressBucket, clientAddress } from "../client-address.js";
+import { clientBucket } from "../client-address.js";
 import type { Context } from "../context.js";
 import { AdapterError, AuthError, RateLimited } from "../errors.js";
 import type { BackoffRule, RateLimitCount, RateLimitRule } from "../types/abuse.js";
@@ -21,14 +21,8 @@ import { accountOf, limitKey, loggableKey } from "./keys.js";
 /** An action with a per-client limit. */
 export type LimitedAction = "credentials" | "email" | "webauthn" | "oauth";
 
-/** Runs a store call; a failure is one error line and `fallback`. */
-async function quietly<T>(ctx: Context, call: () => Promise<T>, fallback: T): Promise<T> {
-  try {
-    return await call();
-  } catch (cause) {
-    ctx.config.logger.error(new AdapterError("The rate-limit store failed", { cause }));
-    return fallback;
-  }
+function storeFailed(ctx: Context, cause: unknown): void {
+  ctx.config.logger.error(new AdapterError("The rate-limit store failed", { cause }));
 }
 
 function refuse(what: string, key: string, seconds: number): never {
@@ -36,7 +30,10 @@ function refuse(what: string, key: string, seconds: number): never {
   throw new RateLimited(`${what} (limit ${loggableKey(key)}); retry in ${wait} s`, wait);
 }
 
-/** Counts one request against a fixed-window rule and refuses it over the limit. */
+/**
+ * Counts one request against a fixed-window rule and refuses it over the limit. A store that
+ * fails lets the request through, with one error line.
+ */
 async function consume(
   ctx: Context,
   limit: string,
@@ -44,20 +41,15 @@ async function consume(
   parts: string[],
   what: string,
 ): Promise<void> {
-  const key = await limitKey(ctx.config.secrets[0]!, limit, parts);
-  const store = ctx.config.rateLimitStore;
-  const count = await quietly<RateLimitCount | null>(
-    ctx,
-    () => store.hit(key, rule.windowSeconds * 1000),
-    null,
-  );
-  if (count && count.count > rule.max) refuse(what, key, (count.resetAt - Date.now()) / 1000);
-}
-
-/** The client's counting bucket (IPv4 address, IPv6 /64), or null when the address is unknown. */
-async function clientBucket(ctx: Context): Promise<string | null> {
-  const address = await clientAddress(ctx);
-  return address ? addressBucket(address) : null;
+  const made = limitKey(ctx.config.secrets[0]!, limit, parts);
+  const key = typeof made === "string" ? made : await made;
+  let count: RateLimitCount;
+  try {
+    count = await ctx.config.rateLimitStore.hit(key, rule.windowSeconds * 1000);
+  } catch (cause) {
+    return storeFailed(ctx, cause);
+  }
+  if (count.count > rule.max) refuse(what, key, (count.resetAt - Date.now()) / 1000);
 }
 
 /**
@@ -71,28 +63,19 @@ async function clientBucket(ctx: Context): Promise<string | null> {
 export async function limitClient(ctx: Context, action: LimitedAction): Promise<void> {
   const rule = ctx.config.rateLimit[action].perClient;
   if (!rule) return;
-  const bucket = await clientBucket(ctx);
+  const found = clientBucket(ctx);
+  const bucket = found instanceof Promise ? await found : found;
   if (!bucket) return;
-  await consume(
-    ctx,
-    `${action}.perClient`,
-    rule,
-    [bucket],
-    `Too many ${action} requests from one client`,
-  );
+  const what = `Too many ${action} requests from one client`;
+  await consume(ctx, `${action}.perClient`, rule, [bucket], what);
 }
 
 /** The per-address limit of sign-in emails; `identifier` is the normalised address. */
 export async function limitEmail(ctx: Context, identifier: string): Promise<void> {
   const rule = ctx.config.rateLimit.email.perAddress;
   if (!rule) return;
-  await consume(
-    ctx,
-    "email.perAddress",
-    rule,
-    [identifier],
-    "Too many sign-in emails to one address",
-  );
+  const what = "Too many sign-in emails to one address";
+  await consume(ctx, "email.perAddress", rule, [identifier], what);
 }
 
 /**
@@ -134,36 +117,61 @@ export interface CredentialsAttempt {
   succeeded(): Promise<void>;
 }
 
-const unlimited: CredentialsAttempt = { failed: async () => {}, succeeded: async () => {} };
+const done = Promise.resolve();
+const unlimited: CredentialsAttempt = { failed: () => done, succeeded: () => done };
 
 /**
  * Checks a credentials attempt before `authorize` runs: the per-client limit, then the backoff of
  * this account from this client (a streak of failures from one address never slows the same
- * account down from another). Throws {@link RateLimited} when the attempt must wait.
+ * account down from another). Throws {@link RateLimited} when the attempt must wait. The two store
+ * calls go out together: one round trip to a shared store, not two.
  */
 export async function checkCredentialsAttempt(
   ctx: Context,
   provider: CredentialsConfig,
   credentials: Record<string, unknown>,
 ): Promise<CredentialsAttempt> {
-  await limitClient(ctx, "credentials");
   const limits = ctx.config.rateLimit.credentials;
-  if (!limits.failures) return unlimited;
-  const bucket = await clientBucket(ctx);
-  const rule = bucket ? limits.failures : unknownClientBackoff(limits.failures);
+  if (!limits.perClient && !limits.failures) return unlimited;
+  const found = clientBucket(ctx);
+  const bucket = found instanceof Promise ? await found : found;
+  const perClient = bucket ? limits.perClient : null;
+  const rule =
+    limits.failures && (bucket ? limits.failures : unknownClientBackoff(limits.failures));
   let account = "";
-  try {
-    account = accountOf(credentials, provider.credentials, limits.account);
-  } catch (cause) {
-    ctx.config.logger.error(new AuthError("rateLimit.credentials.account threw", { cause }));
+  if (rule) {
+    try {
+      account = accountOf(credentials, provider.credentials, limits.account);
+    } catch (cause) {
+      ctx.config.logger.error(new AuthError("rateLimit.credentials.account threw", { cause }));
+    }
   }
-  const key = await limitKey(ctx.config.secrets[0]!, "credentials.failures", [
-    account,
-    bucket ?? "unknown client",
-  ]);
+  const secret = ctx.config.secrets[0]!;
+  const clientMade =
+    perClient && bucket ? limitKey(secret, "credentials.perClient", [bucket]) : null;
+  const clientKey = typeof clientMade === "object" && clientMade ? await clientMade : clientMade;
+  const failMade = rule
+    ? limitKey(secret, "credentials.failures", [account, bucket ?? "unknown client"])
+    : null;
+  const key = typeof failMade === "object" && failMade ? await failMade : failMade;
+
   const store = ctx.config.rateLimitStore;
+  const failed = (cause: unknown) => {
+    storeFailed(ctx, cause);
+    return null;
+  };
+  const [count, streak] = await Promise.all([
+    clientKey && perClient
+      ? store.hit(clientKey, perClient.windowSeconds * 1000).catch(failed)
+      : null,
+    key ? store.peek(key).catch(failed) : null,
+  ]);
+  if (clientKey && perClient && count && count.count > perClient.max) {
+    const what = "Too many credentials attempts from one client";
+    refuse(what, clientKey, (count.resetAt - Date.now()) / 1000);
+  }
+  if (!key || !rule) return unlimited;
   const memoryMs = streakSeconds(rule) * 1000;
-  const streak = await quietly(ctx, () => store.peek(key), null);
   if (streak) {
     const wait = backoffSeconds(streak.count, rule);
     // Every failure moves the streak's end to `memoryMs` after it: the last failure is at resetAt - memoryMs.
@@ -175,7 +183,10 @@ export async function checkCredentialsAttempt(
   }
   return {
     failed: () =>
-      quietly(ctx, async () => void (await store.hit(key, memoryMs, { extend: true })), undefined),
-    succeeded: () => (streak ? quietly(ctx, () => store.reset(key), undefined) : Promise.resolve()),
+      store.hit(key, memoryMs, { extend: true }).then(
+        () => undefined,
+        (cause) => void failed(cause),
+      ),
+    succeeded: () => (streak ? store.reset(key).catch((cause) => void failed(cause)) : done),
   };
 }

@@ -20,7 +20,6 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   const maxEntries = options.maxEntries ?? 100_000;
   const now = options.now ?? Date.now;
   const counters = new Map<string, RateLimitCount>();
-  let sweptAt = 0;
 
   const live = (key: string, at: number): RateLimitCount | undefined => {
     const counter = counters.get(key);
@@ -32,17 +31,20 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   };
 
   /**
-   * Drops ended counters (a walk at most once a second), then, over the bound, the least recently
-   * hit: a hit moves its counter to the end of the map, so those are at the front, and eviction is
-   * a short walk from there, never a sort of the whole map.
+   * Before a new counter: drops ended counters from the front of the map (the least recently hit:
+   * a hit moves its counter to the end), a few at a time, and at the bound a sixteenth of the
+   * least recently hit at once. Never a walk or a sort of the whole map per hit.
    */
   const sweep = (at: number) => {
-    if (at - sweptAt >= 1_000) {
-      sweptAt = at;
-      for (const [key, counter] of counters) if (counter.resetAt <= at) counters.delete(key);
+    let budget = 8;
+    for (const [key, counter] of counters) {
+      if (budget-- <= 0 || counter.resetAt > at) break;
+      counters.delete(key);
     }
+    if (counters.size < maxEntries) return;
+    let evict = counters.size - maxEntries + Math.max(1, maxEntries >> 4);
     for (const key of counters.keys()) {
-      if (counters.size < maxEntries) break;
+      if (evict-- <= 0) break;
       counters.delete(key);
     }
   };
