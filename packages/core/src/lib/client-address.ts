@@ -6,10 +6,10 @@
  * The address parsing is pure (strings in, strings out); {@link clientAddress} applies it to a
  * request once and remembers the answer for the rest of that request.
  */
-import type { Context } from "./context.js";
 import { AuthError } from "./errors.js";
 import type { RequestInternal } from "./request.js";
 import type { ClientAddressResolver, TrustedProxies } from "./types/abuse.js";
+import type { LoggerInstance } from "./types/config.js";
 
 /** An address: four bytes, or eight 16-bit groups. */
 export type IpAddress = { version: 4; parts: number[] } | { version: 6; parts: number[] };
@@ -223,6 +223,19 @@ function bucketOf(ip: IpAddress): string {
   return `${formatIp({ version: 6, parts: [...ip.parts.slice(0, 4), 0, 0, 0, 0] })}/64`;
 }
 
+/**
+ * What the address of a request is worked out from: a `Context`, described by the members read
+ * (the configuration module imports this one, so it cannot name `Context`).
+ */
+interface Source {
+  req: RequestInternal;
+  config: {
+    clientAddress: ClientAddressResolver | undefined;
+    trustedProxies: ProxyTrust | undefined;
+    logger: LoggerInstance;
+  };
+}
+
 /** The request as handed to `Auth()`, for the `clientAddress` hook (a POST's `original` is a copy). */
 const incoming = new WeakMap<RequestInternal, Request>();
 
@@ -235,7 +248,7 @@ export function rememberIncoming(req: RequestInternal, request: Request): void {
   incoming.set(req, request);
 }
 
-async function fromHook(ctx: Context, hook: ClientAddressResolver): Promise<IpAddress | null> {
+async function fromHook(ctx: Source, hook: ClientAddressResolver): Promise<IpAddress | null> {
   try {
     const value = await hook(incoming.get(ctx.req) ?? ctx.req.original);
     return typeof value === "string" ? parseIp(value) : null;
@@ -249,7 +262,7 @@ async function fromHook(ctx: Context, hook: ClientAddressResolver): Promise<IpAd
  * The request's address, parsed, worked out once per request: synchronously from the headers
  * (no promise to wait for on the sign-in path), or through the hook.
  */
-function clientIpOf(ctx: Context): Known {
+function clientIpOf(ctx: Source): Known {
   const cached = resolved.get(ctx.req);
   if (cached !== undefined) return cached;
   const hook = ctx.config.clientAddress;
@@ -267,7 +280,7 @@ function clientIpOf(ctx: Context): Known {
  * The client's address (normalised: `2001:db8::1`, `203.0.113.7`), or `null` when it cannot be
  * known.
  */
-export async function clientAddress(ctx: Context): Promise<string | null> {
+export async function clientAddress(ctx: Source): Promise<string | null> {
   const ip = await clientIpOf(ctx);
   return ip ? formatIp(ip) : null;
 }
@@ -276,7 +289,7 @@ export async function clientAddress(ctx: Context): Promise<string | null> {
  * The bucket the client is counted in ({@link addressBucket}), or `null` when unknown: a promise
  * only when the `clientAddress` hook has to answer first.
  */
-export function clientBucket(ctx: Context): string | null | Promise<string | null> {
+export function clientBucket(ctx: Source): string | null | Promise<string | null> {
   const known = clientIpOf(ctx);
   if (known instanceof Promise) return known.then((ip) => (ip ? bucketOf(ip) : null));
   return known ? bucketOf(known) : null;
