@@ -96,7 +96,10 @@ export const sessionListing: Group = {
         const user = await ctx.createUser();
         const session = ctx.newSession(user.id);
         await ctx.a.createSession(session);
-        await ctx.a.updateSession({ sessionToken: session.sessionToken, error: "RefreshTokenError" });
+        await ctx.a.updateSession({
+          sessionToken: session.sessionToken,
+          error: "RefreshTokenError",
+        });
         const marked = await ctx.a.getSessionAndUser(session.sessionToken);
         expect(marked?.session.error, "updateSession({ error }) must be read back").toBe(
           "RefreshTokenError",
