@@ -329,6 +329,31 @@ describe("configuration", () => {
   );
 });
 
+describe("a store that fails", () => {
+  test("lets the sign-in through, with one error line and no secret in it", async () => {
+    const broken = {
+      hit: async () => {
+        throw new Error("connection refused");
+      },
+      peek: async () => {
+        throw new Error("connection refused");
+      },
+      reset: async () => {},
+    };
+    const { config, logger } = world({ rateLimit: { store: broken } });
+    const { response, jar } = await attempt(config, {
+      forwardedFor: ATTACKER,
+      password: "wonderland",
+    });
+    expect(response.status).toBe(200);
+    expect(jar.cookies.has("authjs.session-token")).toBe(true);
+    expect(logger.error).toHaveBeenCalledTimes(1);
+    const line = String(logger.error.mock.calls[0]![0].message);
+    expect(line).toContain("rate-limit store");
+    expect(line).not.toContain(ATTACKER);
+  });
+});
+
 describe("how a limited request is answered", () => {
   async function exhaust(config: AuthConfig) {
     for (let i = 0; i < 6; i++) await attempt(config, { forwardedFor: ATTACKER });

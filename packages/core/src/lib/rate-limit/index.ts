@@ -156,16 +156,18 @@ export async function checkCredentialsAttempt(
   const key = typeof failMade === "object" && failMade ? await failMade : failMade;
 
   const store = ctx.config.rateLimitStore;
-  const failed = (cause: unknown) => {
-    storeFailed(ctx, cause);
-    return null;
-  };
-  const [count, streak] = await Promise.all([
-    clientKey && perClient
-      ? store.hit(clientKey, perClient.windowSeconds * 1000).catch(failed)
-      : null,
-    key ? store.peek(key).catch(failed) : null,
-  ]);
+  const failed = (cause: unknown) => storeFailed(ctx, cause);
+  let count: RateLimitCount | null = null;
+  let streak: RateLimitCount | null = null;
+  try {
+    [count, streak] = await Promise.all([
+      clientKey && perClient ? store.hit(clientKey, perClient.windowSeconds * 1000) : null,
+      key ? store.peek(key) : null,
+    ]);
+  } catch (cause) {
+    // Fails open: a broken store must not stop every sign-in.
+    failed(cause);
+  }
   if (clientKey && perClient && count && count.count > perClient.max) {
     const what = "Too many credentials attempts from one client";
     refuse(what, clientKey, (count.resetAt - Date.now()) / 1000);
@@ -182,11 +184,7 @@ export async function checkCredentialsAttempt(
     }
   }
   return {
-    failed: () =>
-      store.hit(key, memoryMs, { extend: true }).then(
-        () => undefined,
-        (cause) => void failed(cause),
-      ),
-    succeeded: () => (streak ? store.reset(key).catch((cause) => void failed(cause)) : done),
+    failed: () => store.hit(key, memoryMs, { extend: true }).then(() => undefined, failed),
+    succeeded: () => (streak ? store.reset(key).catch(failed) : done),
   };
 }

@@ -31,15 +31,18 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   };
 
   /**
-   * Before a new counter: drops ended counters from the front of the map (the least recently hit:
-   * a hit moves its counter to the end), a few at a time, and at the bound a sixteenth of the
-   * least recently hit at once. Never a walk or a sort of the whole map per hit.
+   * Before a new counter: every sixteenth time, drops ended counters from the front of the map
+   * (the least recently hit: a hit moves its counter to the end), a few at a time; at the bound, a
+   * sixteenth of the least recently hit at once. Never a walk or a sort of the whole map per hit.
    */
+  let created = 0;
   const sweep = (at: number) => {
-    let budget = 8;
-    for (const [key, counter] of counters) {
-      if (budget-- <= 0 || counter.resetAt > at) break;
-      counters.delete(key);
+    if ((++created & 15) === 0) {
+      let budget = 32;
+      for (const [key, counter] of counters) {
+        if (budget-- <= 0 || counter.resetAt > at) break;
+        counters.delete(key);
+      }
     }
     if (counters.size < maxEntries) return;
     let evict = counters.size - maxEntries + Math.max(1, maxEntries >> 4);
