@@ -346,6 +346,11 @@ async function main() {
       warmupMs: storeWarmupMs,
       log,
     });
+    await (await import("./rate-limit.mjs")).rateLimitScenarios(out, {
+      budgetMs,
+      warmupMs: storeWarmupMs,
+      log,
+    });
   } finally {
     provider.stop();
   }
