@@ -217,6 +217,24 @@ describe("the client address: X-Forwarded-For only through trusted proxies", () 
     expect(authorize).toHaveBeenCalledTimes(40);
   });
 
+  test("without an address or an account field, failures are not counted in one global bucket", async () => {
+    const authorize = vi.fn(() => null);
+    const config: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      logger: recordingLogger(),
+      providers: [Credentials({ credentials: { code: { type: "password" } }, authorize })],
+    };
+    for (let i = 0; i < 60; i++) {
+      const jar = new Jar();
+      const csrf = await csrfToken(config, jar);
+      await send(config, jar, "/auth/callback/credentials", {
+        form: { csrfToken: csrf, code: `guess-${i}` },
+      });
+    }
+    expect(authorize).toHaveBeenCalledTimes(60);
+  });
+
   test("with one trusted proxy, entries the client wrote to the left are ignored", async () => {
     const { config, authorize } = world({ trustedProxies: 1 });
     for (let i = 0; i < 10; i++) {

@@ -146,11 +146,13 @@ export async function checkCredentialsAttempt(
       ctx.config.logger.error(new AuthError("rateLimit.credentials.account threw", { cause }));
     }
   }
+  // Neither an account nor an address: nothing to count by that would not be one global bucket.
+  const counted = rule && (account !== "" || bucket) ? rule : null;
   const secret = ctx.config.secrets[0]!;
   const clientMade =
     perClient && bucket ? limitKey(secret, "credentials.perClient", [bucket]) : null;
   const clientKey = typeof clientMade === "object" && clientMade ? await clientMade : clientMade;
-  const failMade = rule
+  const failMade = counted
     ? limitKey(secret, "credentials.failures", [account, bucket ?? "unknown client"])
     : null;
   const key = typeof failMade === "object" && failMade ? await failMade : failMade;
@@ -172,10 +174,10 @@ export async function checkCredentialsAttempt(
     const what = "Too many credentials attempts from one client";
     refuse(what, clientKey, (count.resetAt - Date.now()) / 1000);
   }
-  if (!key || !rule) return unlimited;
-  const memoryMs = streakSeconds(rule) * 1000;
+  if (!key || !counted) return unlimited;
+  const memoryMs = streakSeconds(counted) * 1000;
   if (streak) {
-    const wait = backoffSeconds(streak.count, rule);
+    const wait = backoffSeconds(streak.count, counted);
     // Every failure moves the streak's end to `memoryMs` after it: the last failure is at resetAt - memoryMs.
     const until = streak.resetAt - memoryMs + wait * 1000;
     const now = Date.now();
