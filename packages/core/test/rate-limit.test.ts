@@ -75,6 +75,26 @@ afterEach(() => {
 });
 
 describe("credentials: failed passwords back off per account and client address", () => {
+  test("50 simultaneous wrong passwords cannot all slip past the backoff, even without a per-client limit", async () => {
+    const { config, authorize } = world({
+      rateLimit: { credentials: { perClient: false } },
+    });
+    // An authorize that takes a while, as a password hash does: every attempt is in flight at once.
+    authorize.mockImplementation(async ({ username, password }) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return username === "alice" && password === "wonderland" ? { ...alice } : null;
+    });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => attempt(config, { forwardedFor: ATTACKER })),
+    );
+    // Five free failures and one more at most, as when the attempts come one after another.
+    expect(authorize.mock.calls.length).toBeLessThanOrEqual(6);
+    expect(answers.filter((a) => a.response.status === 429).length).toBeGreaterThanOrEqual(44);
+    // The real user, from home, is not slowed down by any of it.
+    const home = await attempt(config, { password: "wonderland", forwardedFor: HOME });
+    expect(home.response.status).toBe(200);
+  });
+
   test("1,000 wrong passwords from one address: authorize runs for the free failures and one more, then 429 with Retry-After", async () => {
     // The clock stands still: no wait runs out during the loop.
     vi.useFakeTimers({ toFake: ["Date"] });

@@ -161,6 +161,7 @@ export async function checkCredentialsAttempt(
   const failed = (cause: unknown) => storeFailed(ctx, cause);
   let count: RateLimitCount | null = null;
   let streak: RateLimitCount | null = null;
+  let broken = false;
   try {
     [count, streak] = await Promise.all([
       clientKey && perClient ? store.hit(clientKey, perClient.windowSeconds * 1000) : null,
@@ -168,25 +169,39 @@ export async function checkCredentialsAttempt(
     ]);
   } catch (cause) {
     // Fails open: a broken store must not stop every sign-in.
+    broken = true;
     failed(cause);
   }
   if (clientKey && perClient && count && count.count > perClient.max) {
     const what = "Too many credentials attempts from one client";
     refuse(what, clientKey, (count.resetAt - Date.now()) / 1000);
   }
-  if (!key || !counted) return unlimited;
+  if (!key || !counted || broken) return unlimited;
   const memoryMs = streakSeconds(counted) * 1000;
+  const tooMany = "Too many failed sign-ins for one account from one client";
   if (streak) {
     const wait = backoffSeconds(streak.count, counted);
     // Every failure moves the streak's end to `memoryMs` after it: the last failure is at resetAt - memoryMs.
     const until = streak.resetAt - memoryMs + wait * 1000;
     const now = Date.now();
-    if (wait > 0 && until > now) {
-      refuse("Too many failed sign-ins for one account from one client", key, (until - now) / 1000);
-    }
+    if (wait > 0 && until > now) refuse(tooMany, key, (until - now) / 1000);
+  }
+  // The attempt counts as a failure before `authorize` runs (a success takes it back), so that a
+  // burst of simultaneous attempts cannot all pass the check above before any of them is counted:
+  // an attempt that finds more attempts counted than the streak it checked had one in flight
+  // beside it, and waits as if that one had failed just now.
+  let mine: RateLimitCount | null = null;
+  try {
+    mine = await store.hit(key, memoryMs, { extend: true });
+  } catch (cause) {
+    failed(cause);
+  }
+  if (mine && mine.count > (streak?.count ?? 0) + 1) {
+    const wait = backoffSeconds(mine.count - 1, counted);
+    if (wait > 0) refuse(tooMany, key, wait);
   }
   return {
-    failed: () => store.hit(key, memoryMs, { extend: true }).then(() => undefined, failed),
-    succeeded: () => (streak ? store.reset(key).catch(failed) : done),
+    failed: () => done,
+    succeeded: () => store.reset(key).catch(failed),
   };
 }
