@@ -21,6 +21,10 @@ export {
   revokeSession,
   revokeUserSessions,
 } from "./lib/session/api.js";
+export {
+  MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+} from "./lib/rate-limit/memory.js";
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AccessToken, GetAccessTokenOptions } from "./lib/tokens/access-token.js";
 export {

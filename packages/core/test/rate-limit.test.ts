@@ -80,10 +80,11 @@ describe("credentials: failed passwords back off per account and client address"
       rateLimit: { credentials: { perClient: false } },
     });
     // An authorize that takes a while, as a password hash does: every attempt is in flight at once.
-    authorize.mockImplementation(async ({ username, password }) => {
+    const slow = async ({ username, password }: Partial<Record<string, unknown>>) => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       return username === "alice" && password === "wonderland" ? { ...alice } : null;
-    });
+    };
+    authorize.mockImplementation(slow as unknown as typeof authorize);
     const answers = await Promise.all(
       Array.from({ length: 50 }, () => attempt(config, { forwardedFor: ATTACKER })),
     );

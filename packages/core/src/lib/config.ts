@@ -361,7 +361,8 @@ function build(config: AuthConfig): ResolvedConfig {
     redirectProxyUrl: config.redirectProxyUrl,
     identityJwtCallback: !config.callbacks?.jwt,
     securityLog: config.securityLog,
-    rateLimitStore: (config.rateLimit && config.rateLimit.store) || MemoryRateLimitStore(),
+    rateLimitStore:
+      (config.rateLimit ? config.rateLimit.store : undefined) ?? MemoryRateLimitStore(),
     rateLimit: resolveRateLimits(config.rateLimit),
     trustedProxies: resolveTrustedProxies(config.trustedProxies, env.AUTH_TRUSTED_PROXIES),
     clientAddress: clientAddressHook(config.clientAddress),

@@ -1,14 +1,10 @@
 /**
- * The page actions: GET /signin, GET /signout, GET /verify-request and GET /error. Each renders
- * the built-in page, or redirects to the custom page configured in `pages`.
+ * The page actions: GET /signin, GET /signout and GET /error (GET /verify-request is in
+ * verify-request.ts). Each renders the built-in page, or redirects to the custom page configured
+ * in `pages`.
  */
 import type { Context } from "../context.js";
-import {
-  renderErrorPage,
-  renderSignInPage,
-  renderSignOutPage,
-  renderVerifyRequestPage,
-} from "../pages/index.js";
+import { renderErrorPage, renderSignInPage, renderSignOutPage } from "../pages/index.js";
 import { htmlResult, redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 
@@ -61,16 +57,6 @@ export async function signOutPage(ctx: Context): Promise<ResponseInternal> {
       theme: ctx.config.theme,
     }),
   );
-}
-
-/** GET /verify-request */
-export function verifyRequestPage(ctx: Context): ResponseInternal {
-  const custom = ctx.config.pages.verifyRequest;
-  if (custom) {
-    const { provider, type } = ctx.req.query;
-    return redirectResult(pageUrl(ctx, custom, { provider, type }));
-  }
-  return htmlResult(renderVerifyRequestPage({ siteUrl: ctx.origin, theme: ctx.config.theme }));
 }
 
 /** GET /error */
