@@ -13,6 +13,10 @@ export {
 export { isDate } from "./lib/dates.js";
 export { createActionURL, setEnvDefaults } from "./lib/env.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
+export {
+  MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+} from "./lib/rate-limit/memory.js";
 export { isAuthAction } from "./lib/request.js";
 export { type ListSecurityEventsOptions, listSecurityEvents } from "./lib/security-log.js";
 export {
@@ -21,10 +25,6 @@ export {
   revokeSession,
   revokeUserSessions,
 } from "./lib/session/api.js";
-export {
-  MemoryRateLimitStore,
-  type MemoryRateLimitStoreOptions,
-} from "./lib/rate-limit/memory.js";
 export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AccessToken, GetAccessTokenOptions } from "./lib/tokens/access-token.js";
 export {
