@@ -1,6 +1,6 @@
 /** The memory rate-limit store: windows, and its bound on the number of counters. */
 import { describe, expect, test } from "vitest";
-import { MemoryRateLimitStore } from "../src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore, syncStore } from "../src/lib/rate-limit/memory.js";
 
 describe("MemoryRateLimitStore", () => {
   test("a fixed window keeps its end; extend moves it; an ended counter starts again at 1", async () => {
@@ -38,5 +38,20 @@ describe("MemoryRateLimitStore", () => {
     for (let i = 0; i < 20_000; i++) if (await store.peek(`k${i}`)) kept++;
     expect(kept).toBeLessThanOrEqual(1000);
     expect(await store.peek("k19999")).not.toBeNull();
+  });
+});
+
+describe("the limiter's synchronous fast path", () => {
+  test("the memory store's synchronous face shares its counters; other stores have none", async () => {
+    const store = MemoryRateLimitStore();
+    const sync = syncStore(store);
+    expect(sync).toBeDefined();
+    expect(sync!.hit("k", 60_000).count).toBe(1);
+    expect((await store.hit("k", 60_000)).count).toBe(2);
+    expect(sync!.peek("k")?.count).toBe(2);
+    sync!.reset("k");
+    expect(await store.peek("k")).toBeNull();
+    const other = { ...store };
+    expect(syncStore(other)).toBeUndefined();
   });
 });

@@ -17,6 +17,7 @@ import { AdapterError, AuthError, RateLimited } from "../errors.js";
 import type { BackoffRule, RateLimitCount, RateLimitRule } from "../types/abuse.js";
 import type { CredentialsConfig } from "../types/providers.js";
 import { accountOf, limitKey, loggableKey } from "./keys.js";
+import { syncStore } from "./memory.js";
 
 /** An action with a per-client limit. */
 export type LimitedAction = "credentials" | "email" | "webauthn" | "oauth";
@@ -44,8 +45,12 @@ async function consume(
   const made = limitKey(ctx.config.secrets[0]!, limit, parts);
   const key = typeof made === "string" ? made : await made;
   let count: RateLimitCount;
+  const store = ctx.config.rateLimitStore;
+  const sync = syncStore(store);
   try {
-    count = await ctx.config.rateLimitStore.hit(key, rule.windowSeconds * 1000);
+    count = sync
+      ? sync.hit(key, rule.windowSeconds * 1000)
+      : await store.hit(key, rule.windowSeconds * 1000);
   } catch (cause) {
     return storeFailed(ctx, cause);
   }
@@ -158,15 +163,22 @@ export async function checkCredentialsAttempt(
   const key = typeof failMade === "object" && failMade ? await failMade : failMade;
 
   const store = ctx.config.rateLimitStore;
+  // The memory store answers without promises: nothing to wait for on the default path.
+  const sync = syncStore(store);
   const failed = (cause: unknown) => storeFailed(ctx, cause);
   let count: RateLimitCount | null = null;
   let streak: RateLimitCount | null = null;
   let broken = false;
   try {
-    [count, streak] = await Promise.all([
-      clientKey && perClient ? store.hit(clientKey, perClient.windowSeconds * 1000) : null,
-      key ? store.peek(key) : null,
-    ]);
+    if (sync) {
+      count = clientKey && perClient ? sync.hit(clientKey, perClient.windowSeconds * 1000) : null;
+      streak = key ? sync.peek(key) : null;
+    } else {
+      [count, streak] = await Promise.all([
+        clientKey && perClient ? store.hit(clientKey, perClient.windowSeconds * 1000) : null,
+        key ? store.peek(key) : null,
+      ]);
+    }
   } catch (cause) {
     // Fails open: a broken store must not stop every sign-in.
     broken = true;
@@ -192,7 +204,9 @@ export async function checkCredentialsAttempt(
   // beside it, and waits as if that one had failed just now.
   let mine: RateLimitCount | null = null;
   try {
-    mine = await store.hit(key, memoryMs, { extend: true });
+    mine = sync
+      ? sync.hit(key, memoryMs, { extend: true })
+      : await store.hit(key, memoryMs, { extend: true });
   } catch (cause) {
     failed(cause);
   }
@@ -202,6 +216,10 @@ export async function checkCredentialsAttempt(
   }
   return {
     failed: () => done,
-    succeeded: () => store.reset(key).catch(failed),
+    succeeded: () => {
+      if (!sync) return store.reset(key).catch(failed);
+      sync.reset(key);
+      return done;
+    },
   };
 }

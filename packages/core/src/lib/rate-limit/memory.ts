@@ -12,6 +12,20 @@ export interface MemoryRateLimitStoreOptions {
   now?: () => number;
 }
 
+/** The memory store's counters without promises: the limiter's fast path (internal). */
+export interface SyncRateLimitStore {
+  hit(key: string, windowMs: number, options?: { extend?: boolean }): RateLimitCount;
+  peek(key: string): RateLimitCount | null;
+  reset(key: string): void;
+}
+
+const SYNC = Symbol("gatehouse.rate-limit.sync");
+
+/** The synchronous face of a memory store; `undefined` for every other store. */
+export function syncStore(store: RateLimitStore): SyncRateLimitStore | undefined {
+  return (store as { [SYNC]?: SyncRateLimitStore })[SYNC];
+}
+
 /**
  * A {@link RateLimitStore} in this process's memory: the default. Each app instance counts on its
  * own; share a Redis or PostgreSQL store between instances to enforce one limit.
@@ -52,8 +66,8 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
     }
   };
 
-  return {
-    async hit(key, windowMs, hitOptions) {
+  const sync: SyncRateLimitStore = {
+    hit(key, windowMs, hitOptions) {
       const at = now();
       const current = live(key, at);
       if (!current) sweep(at);
@@ -67,12 +81,25 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
       counters.set(key, counter);
       return { ...counter };
     },
-    async peek(key) {
+    peek(key) {
       const counter = live(key, now());
       return counter ? { ...counter } : null;
     },
-    async reset(key) {
+    reset(key) {
       counters.delete(key);
     },
   };
+  const store: RateLimitStore = {
+    async hit(key, windowMs, hitOptions) {
+      return sync.hit(key, windowMs, hitOptions);
+    },
+    async peek(key) {
+      return sync.peek(key);
+    },
+    async reset(key) {
+      sync.reset(key);
+    },
+  };
+  Object.defineProperty(store, SYNC, { value: sync });
+  return store;
 }
