@@ -6,10 +6,9 @@
  */
 import { configLogger, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
-import { parseCookies, serializeCookie } from "./cookies.js";
+import { serializeCookie } from "./cookies.js";
 import { AuthError } from "./errors.js";
-import { effectiveUrl, HostMismatch } from "./origin.js";
-import type { RequestInternal } from "./request.js";
+import { sessionRequest } from "./request.js";
 import { checkSession } from "./session/index.js";
 import type { AuthConfig } from "./types/config.js";
 import type { Session } from "./types/models.js";
@@ -58,29 +57,8 @@ export async function getSession(
     configLogger(config).error(error as Error);
     throw error;
   }
-  let url: URL;
-  try {
-    url = effectiveUrl(new URL(request.url), request.headers, resolved.url, resolved.trustHost);
-  } catch (error) {
-    if (!(error instanceof HostMismatch) && !(error instanceof TypeError)) throw error;
-    const mistake = new Error(
-      error instanceof HostMismatch ? error.message : "The request URL is not valid",
-    );
-    mistake.name = error instanceof HostMismatch ? "UntrustedHost" : "BadRequest";
-    resolved.logger.warn("client-error", mistake);
-    return null;
-  }
-  const req: RequestInternal = {
-    url,
-    method: "GET",
-    action: "session",
-    providerId: undefined,
-    headers: request.headers,
-    cookies: parseCookies(request.headers.get("cookie")),
-    query: {},
-    body: undefined,
-    original: request,
-  };
+  const req = sessionRequest(request, resolved);
+  if (!req) return null;
   const ctx = new Context(req, resolved);
   let check: Awaited<ReturnType<typeof checkSession>>;
   try {

@@ -3,6 +3,7 @@
  * Anything malformed is refused here with a 4xx, before any action runs.
  */
 import { parseCookies } from "./cookies.js";
+import { effectiveUrl, HostMismatch } from "./origin.js";
 import type { AuthAction } from "./types/config.js";
 
 /** A parsed request. */
@@ -248,4 +249,42 @@ export async function parseRequest(request: Request, basePath: string): Promise<
     },
   });
   return parsed;
+}
+
+/**
+ * A request made outside `Auth()` (`getSession`, `getAccessToken`) as the session code reads it:
+ * a GET of the session, its URL rebased on the pinned origin. `null`, with one `warn` line, for a
+ * request to another host or with a URL that cannot be parsed.
+ */
+export function sessionRequest(
+  request: Request,
+  config: {
+    url: URL | undefined;
+    trustHost: boolean;
+    logger: { warn: (code: "client-error", detail?: Error) => void };
+  },
+): RequestInternal | null {
+  let url: URL;
+  try {
+    url = effectiveUrl(new URL(request.url), request.headers, config.url, config.trustHost);
+  } catch (error) {
+    if (!(error instanceof HostMismatch) && !(error instanceof TypeError)) throw error;
+    const mistake = new Error(
+      error instanceof HostMismatch ? error.message : "The request URL is not valid",
+    );
+    mistake.name = error instanceof HostMismatch ? "UntrustedHost" : "BadRequest";
+    config.logger.warn("client-error", mistake);
+    return null;
+  }
+  return {
+    url,
+    method: "GET",
+    action: "session",
+    providerId: undefined,
+    headers: request.headers,
+    cookies: parseCookies(request.headers.get("cookie")),
+    query: {},
+    body: undefined,
+    original: request,
+  };
 }
