@@ -5,61 +5,44 @@
  * grants: exactly one is made, both processes get its access token, and the rotated refresh token
  * is stored once (the stored one is the live one: a later refresh with it succeeds).
  */
-import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { Adapter, AdapterAccount } from "@gatehouse/core/adapters";
 import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
 import { RedisAdapter } from "@gatehouse/redis-adapter";
-import { build } from "esbuild";
 import { Redis } from "ioredis";
 import { exportJWK, generateKeyPair } from "jose";
 import Provider from "oidc-provider";
 import { Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DATABASE_URL, REDIS_URL, serverUnavailable } from "./stores.js";
+import { childProcesses } from "./support/children.js";
 
-const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const CLIENT = { id: "rp-stores", secret: "rp-stores-secret-0123456789abcdef0123" };
 const ACCOUNT_ID = "user-1";
 
-/** Whether `probe` succeeds within 2 s; prints why not (in CI the suite then runs and fails). */
-async function reachable(what: string, probe: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await Promise.race([
-      probe(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 2000)),
-    ]);
-    return true;
-  } catch (error) {
-    const reason = `${what} unreachable (${error instanceof Error ? error.message : error})`;
-    if (process.env.CI === "true") return true;
-    console.warn(`access-token-stores.test.ts: skipped: ${reason}`);
-    return false;
-  }
+/** Outside CI an unreachable server skips its block with the reason; in CI the block fails. */
+async function usable(server: "PostgreSQL" | "Redis"): Promise<boolean> {
+  const why = await serverUnavailable(server);
+  if (why && process.env.CI !== "true")
+    console.warn(`access-token-stores.test.ts: skipped: ${why}`);
+  return !why || process.env.CI === "true";
 }
 
+const pgUp = await usable("PostgreSQL");
+const redisUp = await usable("Redis");
 const pool = new Pool({ connectionString: DATABASE_URL, max: 2 });
 pool.on("error", () => {});
-const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 redis.on("error", () => {});
-const pgUp = await reachable("PostgreSQL", () => pool.query("SELECT 1"));
-const redisUp = await reachable("Redis", async () => {
-  await redis.connect();
-  await redis.ping();
-});
+const children = childProcesses("access-token");
 
 /** oidc-provider on 127.0.0.1 that rotates refresh tokens and counts refresh grants. */
 let issuer: string;
 let provider: Provider;
 let refreshGrants = 0;
 let closeProvider: () => void;
-let childScript: string;
-let bundleDir: string;
 
 beforeAll(async () => {
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -92,37 +75,11 @@ beforeAll(async () => {
     server.close();
     server.closeAllConnections();
   };
-  // The child runs the workspace's TypeScript sources, bundled; other packages stay external.
-  // Inside the checkout's node_modules, so that the bundle's imports resolve from there.
-  const cache = fileURLToPath(new URL("../../node_modules/.cache", import.meta.url));
-  mkdirSync(cache, { recursive: true });
-  bundleDir = mkdtempSync(join(cache, "gh-access-token-"));
-  childScript = join(bundleDir, "child.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("./support/access-token-child.ts", import.meta.url))],
-    outfile: childScript,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    conditions: ["gatehouse-source"],
-    logLevel: "warning",
-    plugins: [
-      {
-        name: "external-node-modules",
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path.startsWith("@gatehouse/") ? undefined : { path: args.path, external: true },
-          );
-        },
-      },
-    ],
-  });
+  await children.bundle("access-token-child");
 }, 60_000);
 
 afterAll(async () => {
   closeProvider?.();
-  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   await pool.end();
   redis.disconnect();
 });
@@ -149,25 +106,7 @@ type ChildResult =
 
 /** Runs the child with `env`; resolves to its one JSON line. */
 function runChild(env: Record<string, string>): Promise<ChildResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${err.slice(0, 2000)}`));
-      else resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "null") as ChildResult);
-    });
-  });
+  return children.run<ChildResult>("access-token-child", env);
 }
 
 /** Two children at once against one store; the checks are the same for every store. */

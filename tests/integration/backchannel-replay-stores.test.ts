@@ -4,13 +4,8 @@
  * other. The logout tokens are signed by a real OpenID provider (oidc-provider, in this process)
  * whose JWKS both children fetch.
  */
-import { spawn } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
-import { build } from "esbuild";
 import { Redis } from "ioredis";
 import type { JWTPayload } from "jose";
 import { Pool } from "pg";
@@ -19,73 +14,35 @@ import {
   type OidcServer,
   startOidcProvider,
 } from "../../packages/core/test/support/oidc-server.js";
+import { DATABASE_URL, REDIS_URL, serverUnavailable } from "./stores.js";
+import { childProcesses } from "./support/children.js";
 
 const FILE = "backchannel-replay-stores.test.ts";
-const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
-const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const EVENT = "http://schemas.openid.net/event/backchannel-logout";
 
-/** Whether `probe` succeeds within 2 s; prints why not (in CI the suite then runs and fails). */
-async function reachable(what: string, probe: () => Promise<unknown>): Promise<boolean> {
-  try {
-    await Promise.race([
-      probe(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error("timed out")), 2000)),
-    ]);
-    return true;
-  } catch (error) {
-    if (process.env.CI === "true") return true;
-    const reason = error instanceof Error ? error.message : String(error);
-    console.warn(`${FILE}: skipped: ${what} unreachable (${reason})`);
-    return false;
-  }
+/** Outside CI an unreachable server skips its block with the reason; in CI the block fails. */
+async function usable(server: "PostgreSQL" | "Redis"): Promise<boolean> {
+  const why = await serverUnavailable(server);
+  if (why && process.env.CI !== "true") console.warn(`${FILE}: skipped: ${why}`);
+  return !why || process.env.CI === "true";
 }
 
+const pgUp = await usable("PostgreSQL");
+const redisUp = await usable("Redis");
 const pool = new Pool({ connectionString: DATABASE_URL, max: 2 });
 pool.on("error", () => {});
-const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+const redis = new Redis(REDIS_URL, { maxRetriesPerRequest: 1 });
 redis.on("error", () => {});
-const pgUp = await reachable("PostgreSQL", () => pool.query("SELECT 1"));
-const redisUp = await reachable("Redis", async () => {
-  await redis.connect();
-  await redis.ping();
-});
+const children = childProcesses("backchannel");
 
 let op: OidcServer;
-let childScript: string;
-let bundleDir: string;
-
 beforeAll(async () => {
   op = await startOidcProvider();
-  const cache = fileURLToPath(new URL("../../node_modules/.cache", import.meta.url));
-  mkdirSync(cache, { recursive: true });
-  bundleDir = mkdtempSync(join(cache, "gh-backchannel-"));
-  childScript = join(bundleDir, "child.mjs");
-  await build({
-    entryPoints: [fileURLToPath(new URL("./support/backchannel-child.ts", import.meta.url))],
-    outfile: childScript,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    conditions: ["gatehouse-source"],
-    logLevel: "warning",
-    plugins: [
-      {
-        name: "external-node-modules",
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path.startsWith("@gatehouse/") ? undefined : { path: args.path, external: true },
-          );
-        },
-      },
-    ],
-  });
+  await children.bundle("backchannel-child");
 }, 60_000);
 
 afterAll(async () => {
   await op?.close();
-  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
   await pool.end();
   redis.disconnect();
 });
@@ -104,36 +61,15 @@ function logoutToken(): Promise<string> {
 }
 
 /** Runs one app instance delivering `tokens` in order; resolves to the HTTP statuses. */
-function instance(storeEnv: Record<string, string>, tokens: string[]): Promise<number[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript], {
-      env: {
-        ...process.env,
-        ...storeEnv,
-        ISSUER: op.issuer,
-        CLIENT_ID: op.clients.basic.clientId,
-        CLIENT_SECRET: op.clients.basic.clientSecret ?? "",
-        TOKENS: JSON.stringify(tokens),
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`child exited with ${code}: ${err.slice(0, 2000)}`));
-      else
-        resolve(
-          (JSON.parse(out.trim().split("\n").at(-1) ?? "{}") as { statuses: number[] }).statuses,
-        );
-    });
+async function instance(storeEnv: Record<string, string>, tokens: string[]): Promise<number[]> {
+  const { statuses } = await children.run<{ statuses: number[] }>("backchannel-child", {
+    ...storeEnv,
+    ISSUER: op.issuer,
+    CLIENT_ID: op.clients.basic.clientId,
+    CLIENT_SECRET: op.clients.basic.clientSecret ?? "",
+    TOKENS: JSON.stringify(tokens),
   });
+  return statuses;
 }
 
 async function replayAcrossInstances(storeEnv: Record<string, string>) {

@@ -5,11 +5,7 @@
  * counter, PostgreSQL rows reset in place and pruned), one round trip per hit, and two child
  * processes sharing one Redis (or one PostgreSQL schema) that enforce one limit between them.
  */
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import type { RateLimitOptions, RateLimitStore } from "@gatehouse/core/types";
 import {
@@ -18,7 +14,6 @@ import {
   type Queryable,
 } from "@gatehouse/pg-adapter";
 import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
-import { build } from "esbuild";
 import { Redis } from "ioredis";
 import { Client, Pool } from "pg";
 import { createClient } from "redis";
@@ -33,6 +28,7 @@ import {
   serverUnavailable,
   storeBlock,
 } from "./stores.js";
+import { childProcesses } from "./support/children.js";
 import { rateLimitStoreCases } from "./support/rate-limit-cases.js";
 import { type SignInAnswer, signIn, signInConfig } from "./support/rate-limit-signin.js";
 
@@ -371,70 +367,8 @@ describe.skipIf(postgresReason !== undefined && !ci)(
 
 /* ---- Two processes sharing one store ---------------------------------------------------- */
 
-const bundles = new Map<string, Promise<string>>();
-let bundleDir: string | undefined;
-
-/** Bundles `support/<name>.ts` once per file run; resolves to the script to run with node. */
-function bundleChild(name: string): Promise<string> {
-  let bundle = bundles.get(name);
-  if (bundle) return bundle;
-  // The child runs the workspace's TypeScript sources, bundled; other packages stay external.
-  // Inside the checkout's node_modules, so that the bundle's imports resolve from there.
-  const cache = fileURLToPath(new URL("../../node_modules/.cache", import.meta.url));
-  mkdirSync(cache, { recursive: true });
-  bundleDir ??= mkdtempSync(join(cache, "gh-rate-limit-"));
-  const outfile = join(bundleDir, `${name}.mjs`);
-  bundle = build({
-    entryPoints: [fileURLToPath(new URL(`./support/${name}.ts`, import.meta.url))],
-    outfile,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    conditions: ["gatehouse-source"],
-    logLevel: "warning",
-    plugins: [
-      {
-        name: "external-node-modules",
-        setup(b) {
-          b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path.startsWith("@gatehouse/") ? undefined : { path: args.path, external: true },
-          );
-        },
-      },
-    ],
-  }).then(() => outfile);
-  bundles.set(name, bundle);
-  return bundle;
-}
-
-afterAll(() => {
-  if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
-});
-
-/** Runs the child `name` with `env`; resolves to the JSON line it printed last. */
-async function runChild<T>(name: string, env: Record<string, string>): Promise<T> {
-  const script = await bundleChild(name);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script], {
-      env: { ...process.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-    });
-    child.stderr.on("data", (chunk) => {
-      err += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) reject(new Error(`${name} exited with ${code}: ${err.slice(0, 2000)}`));
-      else resolve(JSON.parse(out.trim().split("\n").at(-1) ?? "null") as T);
-    });
-  });
-}
+const children = childProcesses("rate-limit");
+const runChild = children.run;
 
 const HITS_PER_CHILD = 300;
 const LIMIT = 50;
