@@ -1,5 +1,6 @@
 /** The memory rate-limit store: windows, and its bound on the number of counters. */
 import { describe, expect, test } from "vitest";
+import { limitKey, loggableKey, plainKey } from "../src/lib/rate-limit/keys.js";
 import { MemoryRateLimitStore, syncStore } from "../src/lib/rate-limit/memory.js";
 
 describe("MemoryRateLimitStore", () => {
@@ -31,6 +32,25 @@ describe("MemoryRateLimitStore", () => {
     expect(await store.peek("new")).not.toBeNull();
   });
 
+  test("an attacker's busy counter survives a flood of distinct keys meant to push it out", async () => {
+    const store = MemoryRateLimitStore({ maxEntries: 1000 });
+    for (let i = 0; i < 20_000; i++) {
+      await store.hit(`flood-${i}`, 60_000);
+      if (i % 100 === 0) await store.hit("attacker", 60_000);
+    }
+    expect((await store.peek("attacker"))?.count).toBe(200);
+  });
+
+  test("a flood of one kind of key pushes out its own kind first, not another limit's counters", async () => {
+    const store = MemoryRateLimitStore({ maxEntries: 1000 });
+    // Counted once and never hit again: only their partition keeps them.
+    for (let i = 0; i < 100; i++) await store.hit(`credentials.failures:streak-${i}`, 60_000);
+    for (let i = 0; i < 20_000; i++) await store.hit(`credentials.perClient:client-${i}`, 60_000);
+    for (let i = 0; i < 100; i++) {
+      expect(await store.peek(`credentials.failures:streak-${i}`)).not.toBeNull();
+    }
+  });
+
   test("a flood of distinct keys stays within the bound", async () => {
     const store = MemoryRateLimitStore({ maxEntries: 1000 });
     for (let i = 0; i < 20_000; i++) await store.hit(`k${i}`, 60_000);
@@ -46,12 +66,32 @@ describe("the limiter's synchronous fast path", () => {
     const store = MemoryRateLimitStore();
     const sync = syncStore(store);
     expect(sync).toBeDefined();
-    expect(sync!.hit("k", 60_000).count).toBe(1);
-    expect((await store.hit("k", 60_000)).count).toBe(2);
-    expect(sync!.peek("k")?.count).toBe(2);
-    sync!.reset("k");
-    expect(await store.peek("k")).toBeNull();
+    expect(sync!.hit("limit", "limit:k", 60_000).count).toBe(1);
+    expect((await store.hit("limit:k", 60_000)).count).toBe(2);
+    expect(sync!.peek("limit", "limit:k")?.count).toBe(2);
+    sync!.reset("limit", "limit:k");
+    expect(await store.peek("limit:k")).toBeNull();
     const other = { ...store };
     expect(syncStore(other)).toBeUndefined();
+  });
+});
+
+describe("counter keys", () => {
+  test("plain keys (this process's memory) hold the parts; a long part makes the key hashed", () => {
+    expect(plainKey(["alice", "2001:db8::/64"])).toBe("alice\u00002001:db8::/64");
+    expect(plainKey(["203.0.113.9"])).toBe("203.0.113.9");
+    expect(plainKey(["a".repeat(65), "203.0.113.9"])).toBeNull();
+  });
+
+  test("hashed keys depend on the secret; the loggable name shows the limit and a prefix of the hash", () => {
+    const one = limitKey("s".repeat(32), "email.perAddress", ["alice@example.com"]);
+    const two = limitKey("t".repeat(32), "email.perAddress", ["alice@example.com"]);
+    expect(one).toMatch(/^email\.perAddress:[\w-]{22}$/);
+    expect(one).not.toBe(two);
+    const named = loggableKey("s".repeat(32), "email.perAddress", ["alice@example.com"]);
+    expect(named).toBe(
+      `email.perAddress ${String(one).slice("email.perAddress:".length, "email.perAddress:".length + 8)}`,
+    );
+    expect(named).not.toContain("alice");
   });
 });

@@ -96,6 +96,85 @@ describe("credentials: failed passwords back off per account and client address"
     expect(home.response.status).toBe(200);
   });
 
+  test("an authorize that throws counts as a failure: throwing is no free guess", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { config, authorize } = world({
+      rateLimit: { store: MemoryRateLimitStore({ now: () => Date.now() }) },
+    });
+    authorize.mockImplementation(() => {
+      throw new Error("no such user");
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      statuses.push((await attempt(config, { forwardedFor: ATTACKER })).response.status);
+    }
+    expect(authorize.mock.calls.length).toBe(6);
+    expect(statuses.slice(6)).toEqual([429, 429]);
+    // Counted as failures, not left hanging as attempts in flight: once the wait is over, the
+    // next attempt runs; the one after it waits again (two seconds now).
+    vi.setSystemTime(Date.now() + 2_000);
+    await attempt(config, { forwardedFor: ATTACKER });
+    expect(authorize.mock.calls.length).toBe(7);
+    expect((await attempt(config, { forwardedFor: ATTACKER })).response.status).toBe(429);
+  });
+
+  test("attempts whose authorize never answers hold the account back for five minutes, not for ever", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const { config, authorize } = world({ rateLimit: { credentials: { perClient: false } } });
+    authorize.mockImplementation((() => new Promise(() => {})) as unknown as typeof authorize);
+    // Six sign-ins hang in authorize (never awaited here): the seventh waits as if they had failed.
+    for (let i = 0; i < 6; i++) void attempt(config, { forwardedFor: ATTACKER });
+    await vi.waitFor(() => expect(authorize.mock.calls.length).toBe(6));
+    authorize.mockImplementation(() => null);
+    expect((await attempt(config, { forwardedFor: ATTACKER })).response.status).toBe(429);
+    vi.setSystemTime(Date.now() + 6 * 60 * 1000);
+    const late = await attempt(config, { forwardedFor: ATTACKER });
+    expect(late.response.status).not.toBe(429);
+    expect(authorize.mock.calls.length).toBe(7);
+  });
+
+  test("a burst on a shared store is held back as on the memory store", async () => {
+    // The memory store behind promises: the limiter takes its shared-store path.
+    const inner = MemoryRateLimitStore();
+    const shared = {
+      hit: (key: string, ms: number, o?: { extend?: boolean }) => inner.hit(key, ms, o),
+      peek: (key: string) => inner.peek(key),
+      reset: (key: string) => inner.reset(key),
+    };
+    const { config, authorize } = world({
+      rateLimit: { store: shared, credentials: { perClient: false } },
+    });
+    const slow = async ({ username, password }: Partial<Record<string, unknown>>) => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return username === "alice" && password === "wonderland" ? { ...alice } : null;
+    };
+    authorize.mockImplementation(slow as unknown as typeof authorize);
+    await Promise.all(
+      Array.from({ length: 30 }, () => attempt(config, { forwardedFor: ATTACKER })),
+    );
+    expect(authorize.mock.calls.length).toBeLessThanOrEqual(6);
+    const home = await attempt(config, { password: "wonderland", forwardedFor: HOME });
+    expect(home.response.status).toBe(200);
+  });
+
+  test("a success beside failures in flight forgets the streak they leave", async () => {
+    const { config, authorize } = world({ rateLimit: { credentials: { perClient: false } } });
+    const slow = async ({ username, password }: Partial<Record<string, unknown>>) => {
+      // The right password answers last: the wrong ones land while it is in flight.
+      await new Promise((resolve) => setTimeout(resolve, password === "wonderland" ? 40 : 10));
+      return username === "alice" && password === "wonderland" ? { ...alice } : null;
+    };
+    authorize.mockImplementation(slow as unknown as typeof authorize);
+    const right = attempt(config, { password: "wonderland", forwardedFor: ATTACKER });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    await Promise.all([1, 2, 3].map(() => attempt(config, { forwardedFor: ATTACKER })));
+    expect((await right).response.status).toBe(200);
+    // Forgotten: five more failures are free again before the sixth waits.
+    authorize.mockClear();
+    for (let i = 0; i < 6; i++) await attempt(config, { forwardedFor: ATTACKER });
+    expect(authorize.mock.calls.length).toBe(6);
+  });
+
   test("1,000 wrong passwords from one address: authorize runs for the free failures and one more, then 429 with Retry-After", async () => {
     // The clock stands still: no wait runs out during the loop.
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -390,6 +469,61 @@ describe("a store that fails", () => {
     const line = String(logger.error.mock.calls[0]![0].message);
     expect(line).toContain("rate-limit store");
     expect(line).not.toContain(ATTACKER);
+  });
+});
+
+describe("what a store is given as keys", () => {
+  /** A shared store (no synchronous face): a memory store behind promises that records its keys. */
+  function recordingStore() {
+    const inner = MemoryRateLimitStore();
+    const keys: string[] = [];
+    const store = {
+      hit: (key: string, windowMs: number, options?: { extend?: boolean }) => {
+        keys.push(key);
+        return inner.hit(key, windowMs, options);
+      },
+      peek: (key: string) => {
+        keys.push(key);
+        return inner.peek(key);
+      },
+      reset: (key: string) => {
+        keys.push(key);
+        return inner.reset(key);
+      },
+    };
+    return { store, keys };
+  }
+
+  test("a shared store sees hashed keys only: no address, no account", async () => {
+    const { store, keys } = recordingStore();
+    const { config } = world({ rateLimit: { store } });
+    await attempt(config, { forwardedFor: ATTACKER });
+    await attempt(config, { forwardedFor: HOME, password: "wonderland" });
+    expect(keys.length).toBeGreaterThanOrEqual(6);
+    for (const key of keys) {
+      expect(key).toMatch(/^credentials\.(perClient|failures):[\w-]{22}$/);
+      for (const secret of [ATTACKER, HOME, "alice"]) expect(key).not.toContain(secret);
+    }
+  });
+
+  test("on the memory store, an account too long for a plain key still backs off", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const long = `${"a".repeat(200)}@example.com`;
+    const { config, authorize } = world({
+      rateLimit: { store: MemoryRateLimitStore({ now: () => Date.now() }) },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      statuses.push(
+        (await attempt(config, { username: long, forwardedFor: ATTACKER })).response.status,
+      );
+    }
+    // Five free failures, one more after the first wait would have passed, then refused.
+    expect(authorize.mock.calls.length).toBe(6);
+    expect(statuses.slice(6)).toEqual([429, 429]);
+    // The same long account from another client is not slowed down.
+    await attempt(config, { username: long, forwardedFor: HOME });
+    expect(authorize.mock.calls.length).toBe(7);
   });
 });
 

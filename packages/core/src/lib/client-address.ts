@@ -8,11 +8,11 @@
  */
 import { AuthError } from "./errors.js";
 import type { RequestInternal } from "./request.js";
-import type { ClientAddressResolver, TrustedProxies } from "./types/abuse.js";
+import type { ClientAddressResolver, ClientIp, TrustedProxies } from "./types/abuse.js";
 import type { LoggerInstance } from "./types/config.js";
 
 /** An address: four bytes, or eight 16-bit groups. */
-export type IpAddress = { version: 4; parts: number[] } | { version: 6; parts: number[] };
+export type IpAddress = ClientIp;
 
 /** A CIDR range of trusted proxies. */
 interface CidrRange {
@@ -219,7 +219,10 @@ export function addressBucket(address: string): string | null {
 }
 
 function bucketOf(ip: IpAddress): string {
-  if (ip.version === 4) return formatIp(ip);
+  if (ip.version === 4) {
+    const [a, b, c, d] = ip.parts;
+    return `${a}.${b}.${c}.${d}`;
+  }
   return `${formatIp({ version: 6, parts: [...ip.parts.slice(0, 4), 0, 0, 0, 0] })}/64`;
 }
 
@@ -241,7 +244,6 @@ const incoming = new WeakMap<RequestInternal, Request>();
 
 /** A request's parsed address: known at once from headers, or later from the hook. */
 type Known = IpAddress | null | Promise<IpAddress | null>;
-const resolved = new WeakMap<RequestInternal, Known>();
 
 /** Remembers the request `Auth()` was given, so the hook sees the very object the platform made. */
 export function rememberIncoming(req: RequestInternal, request: Request): void {
@@ -263,7 +265,8 @@ async function fromHook(ctx: Source, hook: ClientAddressResolver): Promise<IpAdd
  * (no promise to wait for on the sign-in path), or through the hook.
  */
 function clientIpOf(ctx: Source): Known {
-  const cached = resolved.get(ctx.req);
+  // Kept on the request itself: a WeakMap costs more than the parse it would save.
+  const cached = ctx.req.clientIp;
   if (cached !== undefined) return cached;
   const hook = ctx.config.clientAddress;
   const trust = ctx.config.trustedProxies;
@@ -272,7 +275,7 @@ function clientIpOf(ctx: Source): Known {
     : trust
       ? forwardedIp(ctx.req.headers.get("x-forwarded-for"), trust)
       : null;
-  resolved.set(ctx.req, known);
+  ctx.req.clientIp = known;
   return known;
 }
 

@@ -4,6 +4,7 @@
  */
 import { parseCookies } from "./cookies.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
+import type { ClientIp } from "./types/abuse.js";
 import type { AuthAction } from "./types/config.js";
 
 /** A parsed request. */
@@ -22,6 +23,11 @@ export interface RequestInternal {
    * (none for a media type other than form or JSON), so its body can be read again.
    */
   original: Request;
+  /**
+   * The client's address, worked out on first use by `client-address.ts` (a promise while the
+   * `clientAddress` hook answers; `null` when it cannot be known); `undefined` until then.
+   */
+  clientIp?: ClientIp | null | Promise<ClientIp | null> | undefined;
 }
 
 /** A request refused before any action: the status and stable error value to answer with. */
@@ -231,6 +237,7 @@ export async function parseRequest(request: Request, basePath: string): Promise<
     query,
     body: undefined,
     original: request,
+    clientIp: undefined,
   };
   if (method !== "POST") return parsed;
   const { fields, text } = await parseBody(request);
@@ -286,5 +293,6 @@ export function sessionRequest(
     query: {},
     body: undefined,
     original: request,
+    clientIp: undefined,
   };
 }

@@ -16,8 +16,8 @@ import type { Context } from "../context.js";
 import { AdapterError, AuthError, RateLimited } from "../errors.js";
 import type { BackoffRule, RateLimitCount, RateLimitRule } from "../types/abuse.js";
 import type { CredentialsConfig } from "../types/providers.js";
-import { accountOf, limitKey, loggableKey } from "./keys.js";
-import { syncStore } from "./memory.js";
+import { accountOf, limitKey, loggableKey, plainKey } from "./keys.js";
+import { type SyncRateLimitStore, syncStore } from "./memory.js";
 
 /** An action with a per-client limit. */
 export type LimitedAction = "credentials" | "email" | "webauthn" | "oauth";
@@ -26,9 +26,37 @@ function storeFailed(ctx: Context, cause: unknown): void {
   ctx.config.logger.error(new AdapterError("The rate-limit store failed", { cause }));
 }
 
-function refuse(what: string, key: string, seconds: number): never {
+/**
+ * A counter: its limit (the memory store's partition), what it counts, and its key in the store.
+ */
+interface Counter {
+  limit: string;
+  parts: string[];
+  key: string;
+}
+
+/**
+ * The counter of a limit over some parts: a plain key in this process's memory store (no hash per
+ * attempt), a hashed one in every other store. A promise only where hashing needs WebCrypto.
+ */
+function counterOf(
+  ctx: Context,
+  sync: SyncRateLimitStore | undefined,
+  limit: string,
+  parts: string[],
+): Counter | Promise<Counter> {
+  const plain = sync ? plainKey(parts) : null;
+  if (plain !== null) return { limit, parts, key: plain };
+  const key = limitKey(ctx.config.secrets[0]!, limit, parts);
+  return typeof key === "string"
+    ? { limit, parts, key }
+    : key.then((hashed) => ({ limit, parts, key: hashed }));
+}
+
+function refuse(ctx: Context, what: string, counter: Counter, seconds: number): never {
   const wait = Math.max(1, Math.ceil(seconds));
-  throw new RateLimited(`${what} (limit ${loggableKey(key)}); retry in ${wait} s`, wait);
+  const named = loggableKey(ctx.config.secrets[0]!, counter.limit, counter.parts);
+  throw new RateLimited(`${what} (limit ${named}); retry in ${wait} s`, wait);
 }
 
 /**
@@ -42,19 +70,19 @@ async function consume(
   parts: string[],
   what: string,
 ): Promise<void> {
-  const made = limitKey(ctx.config.secrets[0]!, limit, parts);
-  const key = typeof made === "string" ? made : await made;
-  let count: RateLimitCount;
   const store = ctx.config.rateLimitStore;
   const sync = syncStore(store);
+  const made = counterOf(ctx, sync, limit, parts);
+  const counter = made instanceof Promise ? await made : made;
+  let count: Readonly<RateLimitCount>;
   try {
     count = sync
-      ? sync.hit(key, rule.windowSeconds * 1000)
-      : await store.hit(key, rule.windowSeconds * 1000);
+      ? sync.hit(limit, counter.key, rule.windowSeconds * 1000)
+      : await store.hit(counter.key, rule.windowSeconds * 1000);
   } catch (cause) {
     return storeFailed(ctx, cause);
   }
-  if (count.count > rule.max) refuse(what, key, (count.resetAt - Date.now()) / 1000);
+  if (count.count > rule.max) refuse(ctx, what, counter, (count.resetAt - Date.now()) / 1000);
 }
 
 /**
@@ -116,7 +144,10 @@ export function streakSeconds(rule: BackoffRule): number {
 
 /** What the credentials callback reports back once `authorize` has answered. */
 export interface CredentialsAttempt {
-  /** `authorize` refused: one more failure for this account from this client. */
+  /**
+   * `authorize` refused or threw: one more failure for this account from this client. Exactly one
+   * of `failed` and `succeeded` is called per attempt.
+   */
   failed(): Promise<void>;
   /** `authorize` accepted: this account's failures from this client are forgotten. */
   succeeded(): Promise<void>;
@@ -153,72 +184,159 @@ export async function checkCredentialsAttempt(
   }
   // Neither an account nor an address: nothing to count by that would not be one global bucket.
   const counted = rule && (account !== "" || bucket) ? rule : null;
-  const secret = ctx.config.secrets[0]!;
-  const clientMade =
-    perClient && bucket ? limitKey(secret, "credentials.perClient", [bucket]) : null;
-  const clientKey = typeof clientMade === "object" && clientMade ? await clientMade : clientMade;
-  const failMade = counted
-    ? limitKey(secret, "credentials.failures", [account, bucket ?? "unknown client"])
-    : null;
-  const key = typeof failMade === "object" && failMade ? await failMade : failMade;
-
   const store = ctx.config.rateLimitStore;
   // The memory store answers without promises: nothing to wait for on the default path.
   const sync = syncStore(store);
+  const clientMade =
+    perClient && bucket ? counterOf(ctx, sync, "credentials.perClient", [bucket]) : null;
+  const client = clientMade instanceof Promise ? await clientMade : clientMade;
+  const failMade = counted
+    ? counterOf(ctx, sync, "credentials.failures", [account, bucket ?? "unknown client"])
+    : null;
+  const failures = failMade instanceof Promise ? await failMade : failMade;
+
   const failed = (cause: unknown) => storeFailed(ctx, cause);
-  let count: RateLimitCount | null = null;
-  let streak: RateLimitCount | null = null;
+  let count: Readonly<RateLimitCount> | null = null;
+  // Copied out: the memory store's synchronous counters change with its next hit.
+  let streakCount = 0;
+  let streakReset = 0;
   let broken = false;
   try {
+    let streak: Readonly<RateLimitCount> | null;
     if (sync) {
-      count = clientKey && perClient ? sync.hit(clientKey, perClient.windowSeconds * 1000) : null;
-      streak = key ? sync.peek(key) : null;
+      count =
+        client && perClient
+          ? sync.hit(client.limit, client.key, perClient.windowSeconds * 1000)
+          : null;
+      streak = failures ? sync.peek(failures.limit, failures.key) : null;
     } else {
       [count, streak] = await Promise.all([
-        clientKey && perClient ? store.hit(clientKey, perClient.windowSeconds * 1000) : null,
-        key ? store.peek(key) : null,
+        client && perClient ? store.hit(client.key, perClient.windowSeconds * 1000) : null,
+        failures ? store.peek(failures.key) : null,
       ]);
+    }
+    if (streak) {
+      streakCount = streak.count;
+      streakReset = streak.resetAt;
     }
   } catch (cause) {
     // Fails open: a broken store must not stop every sign-in.
     broken = true;
     failed(cause);
   }
-  if (clientKey && perClient && count && count.count > perClient.max) {
+  if (client && perClient && count && count.count > perClient.max) {
     const what = "Too many credentials attempts from one client";
-    refuse(what, clientKey, (count.resetAt - Date.now()) / 1000);
+    refuse(ctx, what, client, (count.resetAt - Date.now()) / 1000);
   }
-  if (!key || !counted || broken) return unlimited;
+  if (!failures || !counted || broken) return unlimited;
   const memoryMs = streakSeconds(counted) * 1000;
   const tooMany = "Too many failed sign-ins for one account from one client";
-  if (streak) {
-    const wait = backoffSeconds(streak.count, counted);
+  if (streakCount > 0) {
+    const wait = backoffSeconds(streakCount, counted);
     // Every failure moves the streak's end to `memoryMs` after it: the last failure is at resetAt - memoryMs.
-    const until = streak.resetAt - memoryMs + wait * 1000;
+    const until = streakReset - memoryMs + wait * 1000;
     const now = Date.now();
-    if (wait > 0 && until > now) refuse(tooMany, key, (until - now) / 1000);
+    if (wait > 0 && until > now) refuse(ctx, tooMany, failures, (until - now) / 1000);
   }
+  if (sync) return inFlight(ctx, sync, failures, counted, streakCount, memoryMs);
   // The attempt counts as a failure before `authorize` runs (a success takes it back), so that a
   // burst of simultaneous attempts cannot all pass the check above before any of them is counted:
   // an attempt that finds more attempts counted than the streak it checked had one in flight
-  // beside it, and waits as if that one had failed just now.
-  let mine: RateLimitCount | null = null;
+  // beside it, and waits as if that one had failed just now. In a shared store this is how
+  // instances see each other's attempts in flight.
+  let mine: Readonly<RateLimitCount> | null = null;
   try {
-    mine = sync
-      ? sync.hit(key, memoryMs, { extend: true })
-      : await store.hit(key, memoryMs, { extend: true });
+    mine = await store.hit(failures.key, memoryMs, { extend: true });
   } catch (cause) {
     failed(cause);
   }
-  if (mine && mine.count > (streak?.count ?? 0) + 1) {
+  if (mine && mine.count > streakCount + 1) {
     const wait = backoffSeconds(mine.count - 1, counted);
-    if (wait > 0) refuse(tooMany, key, wait);
+    if (wait > 0) refuse(ctx, tooMany, failures, wait);
   }
+  const key = failures.key;
   return {
     failed: () => done,
+    succeeded: () => store.reset(key).catch(failed),
+  };
+}
+
+/** Attempts of one account from one client whose `authorize` is still running, in one process. */
+interface Flight {
+  /** How many. */
+  count: number;
+  /** Whether a failure landed while any of them was in flight. */
+  failed: boolean;
+  /** When the latest of them started, in milliseconds. */
+  started: number;
+}
+
+/**
+ * Attempts in flight longer than this are taken to be lost (an `authorize` that never settles),
+ * so that one hung request cannot hold an account back from a client for the life of the process.
+ */
+const FLIGHT_MS = 5 * 60 * 1000;
+
+/** Per memory store: its attempts in flight (a small map: only attempts awaiting `authorize`). */
+const flights = new WeakMap<SyncRateLimitStore, Map<string, Flight>>();
+
+/**
+ * The memory store's side of a burst: attempts in flight are counted in a small map beside the
+ * store, and only a failure writes to the store, so that a sign-in without failures reads the
+ * store once (one `peek` that misses) instead of writing a counter and taking it back. An attempt
+ * that finds others in flight waits as if they had all failed just now, as with a shared store.
+ */
+function inFlight(
+  ctx: Context,
+  sync: SyncRateLimitStore,
+  failures: Counter,
+  rule: BackoffRule,
+  streakCount: number,
+  memoryMs: number,
+): CredentialsAttempt {
+  let byKey = flights.get(sync);
+  if (!byKey) {
+    byKey = new Map();
+    flights.set(sync, byKey);
+  }
+  const key = failures.key;
+  const now = Date.now();
+  let flight = byKey.get(key);
+  if (flight && now - flight.started > FLIGHT_MS) {
+    byKey.delete(key);
+    flight = undefined;
+  }
+  if (flight) {
+    const wait = backoffSeconds(streakCount + flight.count, rule);
+    if (wait > 0) {
+      refuse(ctx, "Too many failed sign-ins for one account from one client", failures, wait);
+    }
+    flight.count++;
+    flight.started = now;
+  } else {
+    flight = { count: 1, failed: false, started: now };
+    byKey.set(key, flight);
+  }
+  const mine = flight;
+  let landed = false;
+  /** Takes this attempt off its flight; false when it already was. */
+  const land = (): boolean => {
+    if (landed) return false;
+    landed = true;
+    // A flight dropped as lost, or replaced since, is not this attempt's to count down.
+    if (byKey.get(key) === mine && --mine.count === 0) byKey.delete(key);
+    return true;
+  };
+  return {
+    failed: () => {
+      if (!land()) return done;
+      mine.failed = true;
+      sync.hit(failures.limit, key, memoryMs, { extend: true });
+      return done;
+    },
     succeeded: () => {
-      if (!sync) return store.reset(key).catch(failed);
-      sync.reset(key);
+      // Forgets the streak: the one checked, or one a failure beside this attempt started.
+      if (land() && (streakCount > 0 || mine.failed)) sync.reset(failures.limit, key);
       return done;
     },
   };

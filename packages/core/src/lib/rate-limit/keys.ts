@@ -1,7 +1,11 @@
 /**
  * Counter keys. A key names its limit and carries a keyed hash (SHA-256 salted with the first
- * secret) of what it counts, so neither an address nor an account ever reaches the store or a log
- * line, and nobody without the secret can tell whose counter a key is.
+ * secret) of what it counts, so neither an address nor an account ever reaches a shared store or a
+ * log line, and nobody without the secret can tell whose counter a key is.
+ *
+ * This process's own memory store is the exception: what it counts never leaves the process, so
+ * its keys hold the address and account as they are ({@link plainKey}) and an attempt computes no
+ * hash. A log line still names a counter by its hashed key only.
  */
 import { base64url, utf8 } from "../crypto/encoding.js";
 import { nodeCrypto } from "../crypto/node.js";
@@ -54,10 +58,31 @@ export function limitKey(secret: string, limit: string, parts: string[]): string
     : salt.then((s) => keyWith(s, limit, parts));
 }
 
-/** The part of a key that is safe to log: the limit and the first characters of the hash. */
-export function loggableKey(key: string): string {
+/** The longest part a plain key holds: longer ones (a long account) make the key hashed. */
+const MAX_PLAIN_PART = 64;
+
+/**
+ * The key of a counter in this process's memory store, within its limit's partition: the parts as
+ * they are, joined with NUL. The last part is the client's address or bucket, which never holds a
+ * NUL, so keys of different clients never meet, whatever an account holds. Nor does a plain key
+ * meet a hashed one (`<limit>:<hash>`): one part is an address, never a limit's name, and two parts
+ * hold a NUL, which no hashed key does. `null` when a part is longer than 64 characters: the
+ * hashed key then keeps the store's entries small.
+ */
+export function plainKey(parts: string[]): string | null {
+  for (const part of parts) if (part.length > MAX_PLAIN_PART) return null;
+  return parts.length === 1 ? (parts[0] as string) : parts.join("\u0000");
+}
+
+/**
+ * How a log line names a counter: the limit and the first characters of its hashed key, never the
+ * address or account it counts. Just the limit where the hash needs a promise (no `node:crypto`).
+ */
+export function loggableKey(secret: string, limit: string, parts: string[]): string {
+  const key = limitKey(secret, limit, parts);
+  if (typeof key !== "string") return limit;
   const cut = key.lastIndexOf(":");
-  return `${key.slice(0, cut)} ${key.slice(cut + 1, cut + 9)}`;
+  return `${limit} ${key.slice(cut + 1, cut + 9)}`;
 }
 
 /** An account identifier as counted: trimmed, Unicode NFKC, lowercase, at most 320 characters. */

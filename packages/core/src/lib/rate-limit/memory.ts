@@ -6,17 +6,28 @@ import type { RateLimitCount, RateLimitStore } from "../types/abuse.js";
 
 /** Options of {@link MemoryRateLimitStore}. */
 export interface MemoryRateLimitStoreOptions {
-  /** Counters kept at most; the least recently hit go first when it is full. Default 100,000. */
+  /** Counters kept at most; when it is full, the ones not hit lately go first. Default 100,000. */
   maxEntries?: number;
   /** The clock, in milliseconds (tests). Default `Date.now`. */
   now?: () => number;
 }
 
-/** The memory store's counters without promises: the limiter's fast path (internal). */
+/**
+ * The memory store's counters without promises: the limiter's fast path (internal). Counters are
+ * kept per partition (the limiter's partition is the limit's name, its key what the limit counts),
+ * so that a lookup in a small partition (failure streaks) never pays for a big one (one counter
+ * per client address). The counters it answers with are the store's own, valid until the next
+ * call: read them, never keep them.
+ */
 export interface SyncRateLimitStore {
-  hit(key: string, windowMs: number, options?: { extend?: boolean }): RateLimitCount;
-  peek(key: string): RateLimitCount | null;
-  reset(key: string): void;
+  hit(
+    partition: string,
+    key: string,
+    windowMs: number,
+    options?: { extend?: boolean },
+  ): Readonly<RateLimitCount>;
+  peek(partition: string, key: string): Readonly<RateLimitCount> | null;
+  reset(partition: string, key: string): void;
 }
 
 const SYNC = Symbol("gatehouse.rate-limit.sync");
@@ -27,77 +38,137 @@ export function syncStore(store: RateLimitStore): SyncRateLimitStore | undefined
 }
 
 /**
+ * The partition of a key given through the promise face: what comes before its first `:` or NUL
+ * (`backchannel-jti` of `backchannel-jti:…`), or `""`.
+ */
+function partitionOfKey(key: string): string {
+  for (let i = 0; i < key.length; i++) {
+    const code = key.charCodeAt(i);
+    if (code === 58 || code === 0) return key.slice(0, i);
+  }
+  return "";
+}
+
+/** A counter, and whether it was hit since a sweep last passed it over. */
+type Entry = RateLimitCount & { touched: boolean };
+
+/**
  * A {@link RateLimitStore} in this process's memory: the default. Each app instance counts on its
  * own; share a Redis or PostgreSQL store between instances to enforce one limit.
  */
 export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
   const maxEntries = options.maxEntries ?? 100_000;
   const now = options.now ?? Date.now;
-  const counters = new Map<string, RateLimitCount>();
+  // Each partition in creation order: a hit changes its counter in place and marks it, never
+  // moves it (moving an entry of a big map on every hit costs more than the rest of the hit).
+  const partitions = new Map<string, Map<string, Entry>>();
+  /** Counters in all partitions. */
+  let size = 0;
 
-  const live = (key: string, at: number): RateLimitCount | undefined => {
+  const partition = (name: string): Map<string, Entry> => {
+    let counters = partitions.get(name);
+    if (!counters) {
+      counters = new Map();
+      partitions.set(name, counters);
+    }
+    return counters;
+  };
+
+  const live = (counters: Map<string, Entry>, key: string, at: number): Entry | undefined => {
     const counter = counters.get(key);
     if (counter && counter.resetAt <= at) {
       counters.delete(key);
+      size--;
       return undefined;
     }
     return counter;
   };
 
   /**
-   * Before a new counter: every sixteenth time, drops ended counters from the front of the map
-   * (the least recently hit: a hit moves its counter to the end), a few at a time; at the bound, a
-   * sixteenth of the least recently hit at once. Never a walk or a sort of the whole map per hit.
+   * Makes room in the fullest partitions: from the front (the oldest), a counter hit since it was
+   * last passed over gets a second chance (unmarked, moved to the back), an ended one or one
+   * nobody hit goes. So busy counters stay and idle ones go first, and a flood of new keys in one
+   * partition pushes out its own kind before anything else.
+   */
+  const evict = (at: number, count: number) => {
+    let left = count;
+    const fullest = [...partitions.values()].sort((a, b) => b.size - a.size);
+    for (const counters of fullest) {
+      // Every counter is passed at most twice: once to unmark it, once to drop it.
+      let steps = counters.size * 2;
+      for (const [key, counter] of counters) {
+        if (left <= 0 || steps-- <= 0) break;
+        counters.delete(key);
+        if (counter.touched && counter.resetAt > at) {
+          counter.touched = false;
+          counters.set(key, counter);
+        } else {
+          size--;
+          left--;
+        }
+      }
+      if (left <= 0) return;
+    }
+  };
+
+  /**
+   * Before a new counter: every sixteenth time, drops ended counters from the front of its
+   * partition, a few at a time; at the bound, evicts a sixteenth of it at once. Never a walk or a
+   * sort of the whole store per hit.
    */
   let created = 0;
-  const sweep = (at: number) => {
+  const sweep = (counters: Map<string, Entry>, at: number) => {
     if ((++created & 15) === 0) {
       let budget = 32;
       for (const [key, counter] of counters) {
         if (budget-- <= 0 || counter.resetAt > at) break;
         counters.delete(key);
+        size--;
       }
     }
-    if (counters.size < maxEntries) return;
-    let evict = counters.size - maxEntries + Math.max(1, maxEntries >> 4);
-    for (const key of counters.keys()) {
-      if (evict-- <= 0) break;
-      counters.delete(key);
-    }
+    if (size >= maxEntries) evict(at, size - maxEntries + Math.max(1, maxEntries >> 4));
   };
 
   const sync: SyncRateLimitStore = {
-    hit(key, windowMs, hitOptions) {
+    hit(name, key, windowMs, hitOptions) {
       const at = now();
-      const current = live(key, at);
-      if (!current) sweep(at);
-      const counter: RateLimitCount = current
-        ? {
-            count: current.count + 1,
-            resetAt: hitOptions?.extend ? at + windowMs : current.resetAt,
-          }
-        : { count: 1, resetAt: at + windowMs };
-      counters.delete(key);
-      counters.set(key, counter);
-      return { ...counter };
+      const counters = partition(name);
+      const current = live(counters, key, at);
+      if (!current) {
+        sweep(counters, at);
+        const counter: Entry = { count: 1, resetAt: at + windowMs, touched: false };
+        counters.set(key, counter);
+        size++;
+        return counter;
+      }
+      current.count++;
+      current.touched = true;
+      if (hitOptions?.extend) current.resetAt = at + windowMs;
+      return current;
     },
-    peek(key) {
-      const counter = live(key, now());
-      return counter ? { ...counter } : null;
+    peek(name, key) {
+      const counters = partitions.get(name);
+      return (counters && live(counters, key, now())) || null;
     },
-    reset(key) {
-      counters.delete(key);
+    reset(name, key) {
+      const counters = partitions.get(name);
+      if (counters?.delete(key)) size--;
     },
   };
+  const copy = (counter: Readonly<RateLimitCount>): RateLimitCount => ({
+    count: counter.count,
+    resetAt: counter.resetAt,
+  });
   const store: RateLimitStore = {
     async hit(key, windowMs, hitOptions) {
-      return sync.hit(key, windowMs, hitOptions);
+      return copy(sync.hit(partitionOfKey(key), key, windowMs, hitOptions));
     },
     async peek(key) {
-      return sync.peek(key);
+      const counter = sync.peek(partitionOfKey(key), key);
+      return counter ? copy(counter) : null;
     },
     async reset(key) {
-      sync.reset(key);
+      sync.reset(partitionOfKey(key), key);
     },
   };
   Object.defineProperty(store, SYNC, { value: sync });

@@ -3,6 +3,9 @@
  * the limiter store several app instances can share. Types only.
  */
 
+/** A client's address, parsed: four bytes, or eight 16-bit groups. */
+export type ClientIp = { version: 4; parts: number[] } | { version: 6; parts: number[] };
+
 /** A counter of a {@link RateLimitStore}. */
 export interface RateLimitCount {
   /** Hits counted so far, this one included. */

@@ -71,7 +71,8 @@ export async function credentialsCallback(
   // Over a limit, or inside this account's backoff from this client: refused before authorize.
   const attempt = await checkCredentialsAttempt(ctx, provider, credentials);
   const returned = await authorize(ctx, provider, credentials).catch(async (error) => {
-    if (error instanceof CredentialsSignin) await attempt.failed();
+    // A refusal or a throw: either way one more failure (a throw must not be a free guess).
+    await attempt.failed();
     return signInRefused(
       ctx,
       error instanceof CredentialsSignin ? await submittedUserId(ctx, credentials) : null,
