@@ -3,6 +3,7 @@
  * parsing, /64 buckets), `AUTH_TRUSTED_PROXIES`, and the address recorded with `recordIp`.
  */
 import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import type { AuthConfig } from "@gatehouse/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {
   addressBucket,
@@ -11,7 +12,7 @@ import {
   resolveTrustedProxies,
 } from "../src/lib/client-address.js";
 import { backoffSeconds, unknownClientBackoff } from "../src/lib/rate-limit/index.js";
-import { credentialsConfig, csrfToken, Jar, send } from "./helpers.js";
+import { credentialsConfig, csrfToken, Jar, recordingLogger, send } from "./helpers.js";
 
 const hops = (n: number) => resolveTrustedProxies(n, undefined)!;
 const ranges = (...cidrs: string[]) => resolveTrustedProxies(cidrs, undefined)!;
@@ -103,6 +104,50 @@ describe("trustedProxies and AUTH_TRUSTED_PROXIES", () => {
     });
     const [row] = await adapter.listSessionsByUserId("user-1");
     expect(row?.ip).toBe("198.51.100.0");
+  });
+});
+
+describe("X-Forwarded-For without trustedProxies", () => {
+  async function signIn(config: AuthConfig, forwardedFor?: string) {
+    const jar = new Jar();
+    const csrf = await csrfToken(config, jar);
+    await send(config, jar, "/auth/callback/credentials", {
+      form: { csrfToken: csrf, username: "alice", password: "wrong" },
+      headers: forwardedFor ? { "x-forwarded-for": forwardedFor } : {},
+    });
+  }
+  const untrusted = (logger: ReturnType<typeof recordingLogger>) =>
+    logger.warn.mock.calls.filter(([code]) => code === "untrusted-forwarded-for");
+
+  test("is said once per configuration, with what to set and without the header's value", async () => {
+    const logger = recordingLogger();
+    const config = credentialsConfig({ logger });
+    for (let i = 0; i < 3; i++) await signIn(config, "203.0.113.77");
+    const said = untrusted(logger);
+    expect(said).toHaveLength(1);
+    const message = String(said[0]![1]?.message);
+    expect(message).toContain("trustedProxies");
+    expect(message).not.toContain("203.0.113.77");
+    // Another configuration is told too: the warning belongs to the configuration.
+    const other = recordingLogger();
+    await signIn(credentialsConfig({ logger: other }), "203.0.113.77");
+    expect(untrusted(other)).toHaveLength(1);
+  });
+
+  test("is not said without the header, or when the proxy is trusted or a hook gives the address", async () => {
+    for (const overrides of [
+      {},
+      { trustedProxies: 1 },
+      { clientAddress: () => "198.51.100.1" },
+    ] satisfies Partial<AuthConfig>[]) {
+      const logger = recordingLogger();
+      const config = credentialsConfig({ logger, ...overrides });
+      await signIn(
+        config,
+        "trustedProxies" in overrides || "clientAddress" in overrides ? "203.0.113.77" : undefined,
+      );
+      expect(untrusted(logger)).toHaveLength(0);
+    }
   });
 });
 

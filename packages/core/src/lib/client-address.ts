@@ -260,6 +260,28 @@ async function fromHook(ctx: Source, hook: ClientAddressResolver): Promise<IpAdd
   }
 }
 
+/** Configurations already told that their X-Forwarded-For is not trusted. */
+const toldUntrusted = new WeakSet<Source["config"]>();
+
+/**
+ * No hook, no trusted proxies: the address is unknown. When the request came through a proxy
+ * nevertheless (it carries X-Forwarded-For), says once per configuration that the per-client
+ * limits are off and how to turn them on: an app behind a load balancer that forgot
+ * `trustedProxies` would otherwise never learn it. The header's value is never logged.
+ */
+function unknownAddress(ctx: Source): null {
+  if (!toldUntrusted.has(ctx.config) && ctx.req.headers.has("x-forwarded-for")) {
+    toldUntrusted.add(ctx.config);
+    ctx.config.logger.warn(
+      "untrusted-forwarded-for",
+      new AuthError(
+        "A request came with X-Forwarded-For, which is not read without trustedProxies: the client address is unknown, so the per-client rate limits are off. Behind a proxy, set trustedProxies (or AUTH_TRUSTED_PROXIES) to the number of proxies in front of the app or to their ranges, or give the address through clientAddress",
+      ),
+    );
+  }
+  return null;
+}
+
 /**
  * The request's address, parsed, worked out once per request: synchronously from the headers
  * (no promise to wait for on the sign-in path), or through the hook.
@@ -274,7 +296,7 @@ function clientIpOf(ctx: Source): Known {
     ? fromHook(ctx, hook)
     : trust
       ? forwardedIp(ctx.req.headers.get("x-forwarded-for"), trust)
-      : null;
+      : unknownAddress(ctx);
   ctx.req.clientIp = known;
   return known;
 }

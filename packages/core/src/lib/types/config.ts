@@ -224,6 +224,7 @@ export type WarningCode =
   | "env-url-basepath-mismatch"
   | "experimental-webauthn"
   | "weak-secret"
+  | "untrusted-forwarded-for"
   | "client-error";
 
 /** Where Gatehouse writes its log lines. Missing levels fall back to the built-in logger. */
