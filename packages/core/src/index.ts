@@ -25,7 +25,7 @@ export {
   revokeSession,
   revokeUserSessions,
 } from "./lib/session/api.js";
-export { customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
+export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AccessToken, GetAccessTokenOptions } from "./lib/tokens/access-token.js";
 export {
   PROVIDER_TOKENS_BUDGET,

@@ -5,7 +5,13 @@
 import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
 import { describe, expect, test } from "vitest";
 import { isPublicAddress } from "../src/server/client-address.js";
-import { appRequest, credentialsConfig, eventShapes, Jar } from "./support.js";
+import {
+  appRequest,
+  credentialsConfig,
+  eventShapes,
+  Jar,
+  type recordingLogger,
+} from "./support.js";
 
 type MakeEvent = (request: Request) => { request: Request; clientAddress: string };
 
@@ -43,6 +49,22 @@ describe.each(eventShapes)("rate limits with a %s event", (_, makeEvent) => {
   test("a loopback or private peer is a proxy, not a client: no per-client bucket", async () => {
     const statuses = await attempts(credentialsConfig(), makeEvent, "10.0.0.5", 31);
     expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  test("a private peer with X-Forwarded-For: one warning that trustedProxies is missing, none for a public peer", async () => {
+    const untrusted = (config: SolidAuthConfig) =>
+      (config.logger as ReturnType<typeof recordingLogger>).warn.mock.calls.filter(
+        ([code]) => code === "untrusted-forwarded-for",
+      );
+    const behindProxy = credentialsConfig();
+    await attempts(behindProxy, makeEvent, "10.0.0.5", 3);
+    expect(untrusted(behindProxy)).toHaveLength(1);
+    const direct = credentialsConfig();
+    await attempts(direct, makeEvent, "198.51.100.7", 3);
+    expect(untrusted(direct)).toHaveLength(0);
+    const trusted = credentialsConfig({ trustedProxies: 1 });
+    await attempts(trusted, makeEvent, "10.0.0.5", 3);
+    expect(untrusted(trusted)).toHaveLength(0);
   });
 
   test("with trustedProxies set, X-Forwarded-For decides and the socket address is not used", async () => {

@@ -8,6 +8,7 @@
  */
 import { AuthError } from "./errors.js";
 import type { RequestInternal } from "./request.js";
+import { clientAddressFallback } from "./symbols.js";
 import type { ClientAddressResolver, ClientIp, TrustedProxies } from "./types/abuse.js";
 import type { LoggerInstance } from "./types/config.js";
 
@@ -251,13 +252,19 @@ export function rememberIncoming(req: RequestInternal, request: Request): void {
 }
 
 async function fromHook(ctx: Source, hook: ClientAddressResolver): Promise<IpAddress | null> {
+  let ip: IpAddress | null;
   try {
     const value = await hook(incoming.get(ctx.req) ?? ctx.req.original);
-    return typeof value === "string" ? parseIp(value) : null;
+    ip = typeof value === "string" ? parseIp(value) : null;
   } catch (cause) {
     ctx.config.logger.error(new AuthError("The clientAddress hook threw", { cause }));
     return null;
   }
+  // An integration's fallback that found no address is as good as no hook at all.
+  if (!ip && (hook as { [clientAddressFallback]?: boolean })[clientAddressFallback]) {
+    return unknownAddress(ctx);
+  }
+  return ip;
 }
 
 /** Configurations already told that their X-Forwarded-For is not trusted. */

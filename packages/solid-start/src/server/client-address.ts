@@ -6,6 +6,7 @@
  * peer is most likely a proxy or load balancer, and counting every client behind it as one would
  * let anyone lock everyone out. Behind a proxy, set `trustedProxies`.
  */
+import { clientAddressFallback } from "@gatehouse/core";
 import type { ClientAddressResolver } from "@gatehouse/core/types";
 
 const peers = new WeakMap<Request, string>();
@@ -45,8 +46,15 @@ export function isPublicAddress(address: string): boolean {
   return (first & 0xfe00) !== 0xfc00 && (first & 0xffc0) !== 0xfe80;
 }
 
-/** The hook installed when the app set none: the event's public socket address, else unknown. */
-export const peerAddress: ClientAddressResolver = (request) => {
-  const address = peers.get(request);
-  return address && isPublicAddress(address) ? address : null;
-};
+/**
+ * The hook installed when the app set none: the event's public socket address, else unknown.
+ * Marked as a fallback, so that core warns once when a request that came through a proxy finds
+ * no address here (the app behind it should set `trustedProxies`).
+ */
+export const peerAddress: ClientAddressResolver & { [clientAddressFallback]: true } = Object.assign(
+  (request: Request) => {
+    const address = peers.get(request);
+    return address && isPublicAddress(address) ? address : null;
+  },
+  { [clientAddressFallback]: true as const },
+);
