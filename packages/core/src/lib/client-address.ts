@@ -219,7 +219,8 @@ export function addressBucket(address: string): string | null {
   return ip ? bucketOf(ip) : null;
 }
 
-function bucketOf(ip: IpAddress): string {
+/** The bucket of a parsed address (see {@link addressBucket}). */
+export function bucketOf(ip: IpAddress): string {
   if (ip.version === 4) {
     const [a, b, c, d] = ip.parts;
     return `${a}.${b}.${c}.${d}`;
@@ -293,7 +294,7 @@ function unknownAddress(ctx: Source): null {
  * The request's address, parsed, worked out once per request: synchronously from the headers
  * (no promise to wait for on the sign-in path), or through the hook.
  */
-function clientIpOf(ctx: Source): Known {
+export function clientIp(ctx: Source): Known {
   // Kept on the request itself: a WeakMap costs more than the parse it would save.
   const cached = ctx.req.clientIp;
   if (cached !== undefined) return cached;
@@ -313,16 +314,6 @@ function clientIpOf(ctx: Source): Known {
  * known.
  */
 export async function clientAddress(ctx: Source): Promise<string | null> {
-  const ip = await clientIpOf(ctx);
+  const ip = await clientIp(ctx);
   return ip ? formatIp(ip) : null;
-}
-
-/**
- * The bucket the client is counted in ({@link addressBucket}), or `null` when unknown: a promise
- * only when the `clientAddress` hook has to answer first.
- */
-export function clientBucket(ctx: Source): string | null | Promise<string | null> {
-  const known = clientIpOf(ctx);
-  if (known instanceof Promise) return known.then((ip) => (ip ? bucketOf(ip) : null));
-  return known ? bucketOf(known) : null;
 }

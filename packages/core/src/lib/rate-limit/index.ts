@@ -11,7 +11,7 @@
  * A store that fails lets the request through (one error line): a broken Redis must not stop every
  * sign-in.
  */
-import { clientBucket } from "../client-address.js";
+import { bucketOf, clientIp } from "../client-address.js";
 import type { Context } from "../context.js";
 import { AdapterError, AuthError, RateLimited } from "../errors.js";
 import type { BackoffRule, RateLimitCount, RateLimitRule } from "../types/abuse.js";
@@ -96,11 +96,18 @@ async function consume(
 export async function limitClient(ctx: Context, action: LimitedAction): Promise<void> {
   const rule = ctx.config.rateLimit[action].perClient;
   if (!rule) return;
-  const found = clientBucket(ctx);
-  const bucket = found instanceof Promise ? await found : found;
-  if (!bucket) return;
+  const found = clientIp(ctx);
+  const ip = found instanceof Promise ? await found : found;
+  if (!ip) return;
   const what = `Too many ${action} requests from one client`;
-  await consume(ctx, `${action}.perClient`, rule, [bucket], what);
+  const limit = `${action}.perClient`;
+  const sync = syncStore(ctx.config.rateLimitStore);
+  if (!sync) return consume(ctx, limit, rule, [bucketOf(ip)], what);
+  const count = sync.hitAddress(limit, ip, rule.windowSeconds * 1000);
+  if (count.count > rule.max) {
+    const counter = { limit, parts: [bucketOf(ip)], key: "" };
+    refuse(ctx, what, counter, (count.resetAt - Date.now()) / 1000);
+  }
 }
 
 /** The per-address limit of sign-in emails; `identifier` is the normalised address. */
@@ -169,8 +176,9 @@ export async function checkCredentialsAttempt(
 ): Promise<CredentialsAttempt> {
   const limits = ctx.config.rateLimit.credentials;
   if (!limits.perClient && !limits.failures) return unlimited;
-  const found = clientBucket(ctx);
-  const bucket = found instanceof Promise ? await found : found;
+  const found = clientIp(ctx);
+  const ip = found instanceof Promise ? await found : found;
+  const bucket = ip ? bucketOf(ip) : null;
   const perClient = bucket ? limits.perClient : null;
   const rule =
     limits.failures && (bucket ? limits.failures : unknownClientBackoff(limits.failures));
@@ -187,8 +195,13 @@ export async function checkCredentialsAttempt(
   const store = ctx.config.rateLimitStore;
   // The memory store answers without promises: nothing to wait for on the default path.
   const sync = syncStore(store);
+  // With the memory store the per-client counter is keyed by the address itself (hitAddress).
   const clientMade =
-    perClient && bucket ? counterOf(ctx, sync, "credentials.perClient", [bucket]) : null;
+    perClient && bucket
+      ? sync
+        ? { limit: "credentials.perClient", parts: [bucket], key: "" }
+        : counterOf(ctx, sync, "credentials.perClient", [bucket])
+      : null;
   const client = clientMade instanceof Promise ? await clientMade : clientMade;
   const failMade = counted
     ? counterOf(ctx, sync, "credentials.failures", [account, bucket ?? "unknown client"])
@@ -205,8 +218,8 @@ export async function checkCredentialsAttempt(
     let streak: Readonly<RateLimitCount> | null;
     if (sync) {
       count =
-        client && perClient
-          ? sync.hit(client.limit, client.key, perClient.windowSeconds * 1000)
+        ip && client && perClient
+          ? sync.hitAddress(client.limit, ip, perClient.windowSeconds * 1000)
           : null;
       streak = failures ? sync.peek(failures.limit, failures.key) : null;
     } else {

@@ -2,7 +2,8 @@
  * The per-process rate-limit store: a map of counters that forgets ended ones as it goes, bounded
  * in size so that a flood of distinct keys cannot grow it without end.
  */
-import type { RateLimitCount, RateLimitStore } from "../types/abuse.js";
+import type { ClientIp, RateLimitCount, RateLimitStore } from "../types/abuse.js";
+import { AddressTable } from "./address-table.js";
 
 /** Options of {@link MemoryRateLimitStore}. */
 export interface MemoryRateLimitStoreOptions {
@@ -28,6 +29,10 @@ export interface SyncRateLimitStore {
   ): Readonly<RateLimitCount>;
   peek(partition: string, key: string): Readonly<RateLimitCount> | null;
   reset(partition: string, key: string): void;
+  /** `hit` for a per-client limit, keyed by the client's address itself (IPv6 by its /64). */
+  hitAddress(partition: string, ip: ClientIp, windowMs: number): Readonly<RateLimitCount>;
+  /** `peek` of a per-client limit's counter. */
+  peekAddress(partition: string, ip: ClientIp): Readonly<RateLimitCount> | null;
 }
 
 const SYNC = Symbol("gatehouse.rate-limit.sync");
@@ -62,8 +67,15 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   // Each partition in creation order: a hit changes its counter in place and marks it, never
   // moves it (moving an entry of a big map on every hit costs more than the rest of the hit).
   const partitions = new Map<string, Map<string, Entry>>();
-  /** Counters in all partitions. */
+  /** Counters in all partitions (the address tables count their own). */
   let size = 0;
+  /** Per-client limits' counters, keyed by address. */
+  const tables = new Map<string, AddressTable>();
+  const total = () => {
+    let n = size;
+    for (const table of tables.values()) n += table.size;
+    return n;
+  };
 
   const partition = (name: string): Map<string, Entry> => {
     let counters = partitions.get(name);
@@ -92,8 +104,13 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
    */
   const evict = (at: number, count: number) => {
     let left = count;
-    const fullest = [...partitions.values()].sort((a, b) => b.size - a.size);
+    const fullest = [...partitions.values(), ...tables.values()].sort((a, b) => b.size - a.size);
     for (const counters of fullest) {
+      if (counters instanceof AddressTable) {
+        left -= counters.evict(left, at);
+        if (left <= 0) return;
+        continue;
+      }
       // Every counter is passed at most twice: once to unmark it, once to drop it.
       let steps = counters.size * 2;
       for (const [key, counter] of counters) {
@@ -126,7 +143,11 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
         size--;
       }
     }
-    if (size >= maxEntries) evict(at, size - maxEntries + Math.max(1, maxEntries >> 4));
+    makeRoom(at);
+  };
+  const makeRoom = (at: number) => {
+    const held = total();
+    if (held >= maxEntries) evict(at, held - maxEntries + Math.max(1, maxEntries >> 4));
   };
 
   const sync: SyncRateLimitStore = {
@@ -153,6 +174,18 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
     reset(name, key) {
       const counters = partitions.get(name);
       if (counters?.delete(key)) size--;
+    },
+    hitAddress(name, ip, windowMs) {
+      let table = tables.get(name);
+      if (!table) {
+        table = new AddressTable();
+        tables.set(name, table);
+      }
+      const at = now();
+      return table.hit(ip, windowMs, at, () => makeRoom(at));
+    },
+    peekAddress(name, ip) {
+      return tables.get(name)?.peek(ip, now()) ?? null;
     },
   };
   const copy = (counter: Readonly<RateLimitCount>): RateLimitCount => ({
