@@ -30,10 +30,9 @@ export interface AddressCount {
   resetAt: number;
 }
 
+/** A random 32-bit seed: where an address lands in the table cannot be foreseen from outside. */
 function seed(): number {
-  const words = new Uint32Array(2);
-  globalThis.crypto.getRandomValues(words);
-  return words[0] as number;
+  return globalThis.crypto.getRandomValues(new Uint32Array(1))[0] as number;
 }
 
 /** The key words of an address's bucket: IPv4 whole, IPv6 its /64. */
@@ -53,6 +52,7 @@ export function addressWords(ip: ClientIp): [hi: number, lo: number, v6: boolean
   ];
 }
 
+/** The counters of one per-client limit (see the module's comment). */
 export class AddressTable {
   #words: Uint32Array;
   #ends: Float64Array;
@@ -88,8 +88,10 @@ export class AddressTable {
     return h & this.#mask;
   }
 
-  /** The slot holding this key, or -1 after `insertAt` is set to where it would go. */
+  /** Where `#find` last saw that a missing key would go. */
   #insertAt = -1;
+
+  /** The slot holding this key, or -1 after setting `#insertAt` to where it would go. */
   #find(hi: number, lo: number, v6: number): number {
     const words = this.#words;
     let slot = this.#slotOf(hi, lo);
