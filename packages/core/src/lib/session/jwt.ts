@@ -34,7 +34,11 @@ function clear(ctx: Context): Cookie[] {
   return clearChunked(ctx.req.cookies, name, options);
 }
 
-async function writeToken(ctx: Context, token: JWT): Promise<{ cookies: Cookie[]; expires: Date }> {
+/** Encrypts `token` into the session cookie (chunked as needed) with the session's expiry. */
+export async function writeToken(
+  ctx: Context,
+  token: JWT,
+): Promise<{ cookies: Cookie[]; expires: Date }> {
   const { config } = ctx;
   const { name, options } = ctx.cookieOptions.sessionToken;
   const value = await config.jwt.encode({

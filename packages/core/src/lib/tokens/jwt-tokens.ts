@@ -5,9 +5,10 @@
  */
 import type * as oauth from "oauth4webapi";
 import type { Context } from "../context.js";
-import { serializeCookie, writeChunked } from "../cookies.js";
+import { serializeCookie } from "../cookies.js";
 import { AuthError, RefreshTokenError } from "../errors.js";
 import type { OAuthProvider } from "../oauth/provider.js";
+import { writeToken } from "../session/jwt.js";
 import type { AdapterAccount, JWT } from "../types/models.js";
 import { PROVIDER_TOKENS_CLAIM, type ProviderTokens, providerTokensOf } from "./claim.js";
 import {
@@ -35,16 +36,7 @@ export async function markJwt(ctx: Context, token: JWT, patch: JWT, onCookies: O
 
 /** Writes `token` as the request's session cookie and hands the cookies to `onCookies`. */
 async function reissueJwt(ctx: Context, token: JWT, onCookies: OnCookies) {
-  const { config } = ctx;
-  const { name, options } = ctx.cookieOptions.sessionToken;
-  const encoded = await config.jwt.encode({
-    token,
-    secret: config.secrets,
-    salt: name,
-    maxAge: config.jwt.maxAge,
-  });
-  const expires = new Date(Date.now() + config.session.maxAge * 1000);
-  const cookies = writeChunked(ctx.req.cookies, name, encoded, { ...options, expires });
+  const { cookies } = await writeToken(ctx, token);
   onCookies?.(cookies.map(serializeCookie));
 }
 
