@@ -19,6 +19,9 @@ import type { CredentialsConfig } from "../types/providers.js";
 import { accountOf, limitKey, loggableKey, plainKey } from "./keys.js";
 import { type SyncRateLimitStore, syncStore } from "./memory.js";
 
+/** The credentials limit per client address. */
+const PER_CLIENT = "credentials.perClient";
+
 /** An action with a per-client limit. */
 export type LimitedAction = "credentials" | "email" | "webauthn" | "oauth";
 
@@ -53,9 +56,16 @@ function counterOf(
     : key.then((hashed) => ({ limit, parts, key: hashed }));
 }
 
-function refuse(ctx: Context, what: string, counter: Counter, seconds: number): never {
+/** Throws {@link RateLimited}; the message names the limit and its hashed key, never the parts. */
+function refuse(
+  ctx: Context,
+  what: string,
+  limit: string,
+  parts: string[],
+  seconds: number,
+): never {
   const wait = Math.max(1, Math.ceil(seconds));
-  const named = loggableKey(ctx.config.secrets[0]!, counter.limit, counter.parts);
+  const named = loggableKey(ctx.config.secrets[0]!, limit, parts);
   throw new RateLimited(`${what} (limit ${named}); retry in ${wait} s`, wait);
 }
 
@@ -82,7 +92,7 @@ async function consume(
   } catch (cause) {
     return storeFailed(ctx, cause);
   }
-  if (count.count > rule.max) refuse(ctx, what, counter, (count.resetAt - Date.now()) / 1000);
+  if (count.count > rule.max) refuse(ctx, what, limit, parts, (count.resetAt - Date.now()) / 1000);
 }
 
 /**
@@ -105,8 +115,7 @@ export async function limitClient(ctx: Context, action: LimitedAction): Promise<
   if (!sync) return consume(ctx, limit, rule, [bucketOf(ip)], what);
   const count = sync.hitAddress(limit, ip, rule.windowSeconds * 1000);
   if (count.count > rule.max) {
-    const counter = { limit, parts: [bucketOf(ip)], key: "" };
-    refuse(ctx, what, counter, (count.resetAt - Date.now()) / 1000);
+    refuse(ctx, what, limit, [bucketOf(ip)], (count.resetAt - Date.now()) / 1000);
   }
 }
 
@@ -195,13 +204,9 @@ export async function checkCredentialsAttempt(
   const store = ctx.config.rateLimitStore;
   // The memory store answers without promises: nothing to wait for on the default path.
   const sync = syncStore(store);
-  // With the memory store the per-client counter is keyed by the address itself (hitAddress).
+  // A shared store counts the client under a hashed key; the memory store by the address itself.
   const clientMade =
-    perClient && bucket
-      ? sync
-        ? { limit: "credentials.perClient", parts: [bucket], key: "" }
-        : counterOf(ctx, sync, "credentials.perClient", [bucket])
-      : null;
+    perClient && bucket && !sync ? counterOf(ctx, sync, PER_CLIENT, [bucket]) : null;
   const client = clientMade instanceof Promise ? await clientMade : clientMade;
   const failMade = counted
     ? counterOf(ctx, sync, "credentials.failures", [account, bucket ?? "unknown client"])
@@ -218,9 +223,7 @@ export async function checkCredentialsAttempt(
     let streak: Readonly<RateLimitCount> | null;
     if (sync) {
       count =
-        ip && client && perClient
-          ? sync.hitAddress(client.limit, ip, perClient.windowSeconds * 1000)
-          : null;
+        ip && perClient ? sync.hitAddress(PER_CLIENT, ip, perClient.windowSeconds * 1000) : null;
       streak = failures ? sync.peek(failures.limit, failures.key) : null;
     } else {
       [count, streak] = await Promise.all([
@@ -237,9 +240,9 @@ export async function checkCredentialsAttempt(
     broken = true;
     failed(cause);
   }
-  if (client && perClient && count && count.count > perClient.max) {
+  if (bucket && perClient && count && count.count > perClient.max) {
     const what = "Too many credentials attempts from one client";
-    refuse(ctx, what, client, (count.resetAt - Date.now()) / 1000);
+    refuse(ctx, what, PER_CLIENT, [bucket], (count.resetAt - Date.now()) / 1000);
   }
   if (!failures || !counted || broken) return unlimited;
   const memoryMs = streakSeconds(counted) * 1000;
@@ -249,7 +252,8 @@ export async function checkCredentialsAttempt(
     // Every failure moves the streak's end to `memoryMs` after it: the last failure is at resetAt - memoryMs.
     const until = streakReset - memoryMs + wait * 1000;
     const now = Date.now();
-    if (wait > 0 && until > now) refuse(ctx, tooMany, failures, (until - now) / 1000);
+    if (wait > 0 && until > now)
+      refuse(ctx, tooMany, failures.limit, failures.parts, (until - now) / 1000);
   }
   if (sync) return inFlight(ctx, sync, failures, counted, streakCount, memoryMs);
   // The attempt counts as a failure before `authorize` runs (a success takes it back), so that a
@@ -265,7 +269,7 @@ export async function checkCredentialsAttempt(
   }
   if (mine && mine.count > streakCount + 1) {
     const wait = backoffSeconds(mine.count - 1, counted);
-    if (wait > 0) refuse(ctx, tooMany, failures, wait);
+    if (wait > 0) refuse(ctx, tooMany, failures.limit, failures.parts, wait);
   }
   const key = failures.key;
   return {
@@ -322,7 +326,13 @@ function inFlight(
   if (flight) {
     const wait = backoffSeconds(streakCount + flight.count, rule);
     if (wait > 0) {
-      refuse(ctx, "Too many failed sign-ins for one account from one client", failures, wait);
+      refuse(
+        ctx,
+        "Too many failed sign-ins for one account from one client",
+        failures.limit,
+        failures.parts,
+        wait,
+      );
     }
     flight.count++;
     flight.started = now;
