@@ -1,5 +1,5 @@
 /**
- * `node bench/ab-core.mjs <git-rev>`: the built `@gatehouse/core` of this checkout against the same
+ * `node bench/ab-core.mjs <git-rev>`: the built `@gatehousejs/core` of this checkout against the same
  * package built from `<git-rev>`, in one process, in interleaved slices (harness.mjs), on the
  * request paths of the main bench: a valid JWT cookie, no cookie, decode, encode, a database
  * session on the memory adapter and the full OAuth callback against the loopback provider.

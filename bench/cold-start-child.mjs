@@ -12,11 +12,11 @@
  * configuration, first answer.
  *
  * argv[2], the case:
- *   gatehouse-route    @gatehouse/solid-start: SolidAuth(config).GET({ request }) for GET /api/auth/session
+ *   gatehouse-route    @gatehousejs/solid-start: SolidAuth(config).GET({ request }) for GET /api/auth/session
  *   authjs-route       @auth/solid-start:      SolidAuth(config).GET({ request }) for GET /api/auth/session
- *   gatehouse-session  @gatehouse/solid-start: getSession(pageRequest, config)
+ *   gatehouse-session  @gatehousejs/solid-start: getSession(pageRequest, config)
  *   authjs-session     @auth/solid-start:      getSession(pageRequest, config)
- *   gatehouse-core     @gatehouse/core:        Auth(request, config) for GET /api/auth/session
+ *   gatehouse-core     @gatehousejs/core:        Auth(request, config) for GET /api/auth/session
  *   authjs-core        @auth/core:             Auth(request, config) for GET /api/auth/session
  * The cookie comes in COLD_COOKIE, the secret in COLD_SECRET.
  */
@@ -43,8 +43,8 @@ async function load() {
   switch (which) {
     case "gatehouse-route":
     case "gatehouse-session": {
-      const { SolidAuth, getSession } = await import("@gatehouse/solid-start");
-      const { default: Credentials } = await import("@gatehouse/solid-start/providers/credentials");
+      const { SolidAuth, getSession } = await import("@gatehousejs/solid-start");
+      const { default: Credentials } = await import("@gatehousejs/solid-start/providers/credentials");
       // The route's prefix (default /api/auth) is core's basePath: no basePath option needed.
       const config = { secret, trustHost: true, providers: [Credentials(credentials)] };
       if (which === "gatehouse-session") return () => getSession(pageRequest(), config);
@@ -68,8 +68,8 @@ async function load() {
       return () => GET({ request: routeRequest() });
     }
     case "gatehouse-core": {
-      const { Auth } = await import("@gatehouse/core");
-      const { default: Credentials } = await import("@gatehouse/core/providers/credentials");
+      const { Auth } = await import("@gatehousejs/core");
+      const { default: Credentials } = await import("@gatehousejs/core/providers/credentials");
       const config = {
         secret,
         trustHost: true,

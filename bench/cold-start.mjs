@@ -65,7 +65,7 @@ const allRows = [
   },
   {
     id: "cold-core",
-    label: "import + Auth() for /session: @gatehouse/core vs @auth/core",
+    label: "import + Auth() for /session: @gatehousejs/core vs @auth/core",
     gatehouse: "gatehouse-core",
     authjs: "authjs-core",
     setting: "bare",
@@ -127,7 +127,7 @@ async function listModules([which, setting], env, strict) {
     const dep = u.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)\//);
     const own = u.match(/packages\/([^/]+)\//);
     const builtin = u.startsWith("node:");
-    const name = dep ? dep[1] : own ? `@gatehouse/${own[1]}` : builtin ? "node: builtins" : u;
+    const name = dep ? dep[1] : own ? `@gatehousejs/${own[1]}` : builtin ? "node: builtins" : u;
     byPackage.set(name, (byPackage.get(name) ?? 0) + 1);
   }
   const list = [...byPackage].map(([name, n]) => `${name} ${n}`).join(", ");

@@ -10,9 +10,9 @@
 import { Auth as AuthjsAuth } from "@auth/core";
 import { decode as authjsDecode, encode as authjsEncode } from "@auth/core/jwt";
 import AuthjsCredentials from "@auth/core/providers/credentials";
-import { Auth as GatehouseAuth } from "@gatehouse/core";
-import { decode as gatehouseDecode, encode as gatehouseEncode } from "@gatehouse/core/jwt";
-import GatehouseCredentials from "@gatehouse/core/providers/credentials";
+import { Auth as GatehouseAuth } from "@gatehousejs/core";
+import { decode as gatehouseDecode, encode as gatehouseEncode } from "@gatehousejs/core/jwt";
+import GatehouseCredentials from "@gatehousejs/core/providers/credentials";
 
 export const SECRET = "bench-secret-0123456789abcdef0123456789abcdef";
 export const SALT = "authjs.session-token";

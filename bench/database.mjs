@@ -6,8 +6,8 @@
  * library has a reason to write).
  */
 import { Auth as AuthjsAuth } from "@auth/core";
-import { Auth as GatehouseAuth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { Auth as GatehouseAuth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { AuthjsMemoryAdapter } from "./authjs-memory-adapter.mjs";
 import { check } from "./check.mjs";
 import { SALT, SECRET, sessionRequest, USER } from "./contenders.mjs";

@@ -13,8 +13,8 @@
  */
 import { Auth as AuthjsAuth, skipCSRFCheck as authjsSkipCSRF } from "@auth/core";
 import { decode as authjsDecode } from "@auth/core/jwt";
-import { Auth as GatehouseAuth, skipCSRFCheck as gatehouseSkipCSRF } from "@gatehouse/core";
-import { decode as gatehouseDecode } from "@gatehouse/core/jwt";
+import { Auth as GatehouseAuth, skipCSRFCheck as gatehouseSkipCSRF } from "@gatehousejs/core";
+import { decode as gatehouseDecode } from "@gatehousejs/core/jwt";
 import { check } from "./check.mjs";
 import { ORIGIN, SALT, SECRET } from "./contenders.mjs";
 import { CLIENT_ID, CLIENT_SECRET, PROFILE } from "./oauth-provider.mjs";

@@ -14,8 +14,8 @@
 import { randomUUID } from "node:crypto";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
-import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
-import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
+import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
+import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { CheckFailed, check } from "./check.mjs";

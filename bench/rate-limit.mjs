@@ -15,9 +15,9 @@
  * Run alone with `node bench/rate-limit.mjs` (BENCH_BUDGET_MS, BENCH_WARMUP_MS), or from run.mjs.
  */
 import { pathToFileURL } from "node:url";
-import { Auth } from "@gatehouse/core";
-import { encode } from "@gatehouse/core/jwt";
-import Credentials from "@gatehouse/core/providers/credentials";
+import { Auth } from "@gatehousejs/core";
+import { encode } from "@gatehousejs/core/jwt";
+import Credentials from "@gatehousejs/core/providers/credentials";
 import { CheckFailed, check, recordingLogger } from "./check.mjs";
 import { ORIGIN, SALT, SECRET, USER } from "./contenders.mjs";
 import { compare, warmUp } from "./harness.mjs";

@@ -12,11 +12,11 @@
  * from run.mjs, which adds its rows to the main table.
  */
 import { pathToFileURL } from "node:url";
-import { Auth } from "@gatehouse/core";
-import { encode } from "@gatehouse/core/jwt";
-import Credentials from "@gatehouse/core/providers/credentials";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import { RedisRevocationStore } from "@gatehouse/redis-adapter";
+import { Auth } from "@gatehousejs/core";
+import { encode } from "@gatehousejs/core/jwt";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import { RedisRevocationStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { CheckFailed, check, recordingLogger } from "./check.mjs";
 import { ORIGIN, SALT, SECRET, USER } from "./contenders.mjs";

@@ -384,7 +384,7 @@ async function main() {
     "* end to end = new Request + Auth() + reading the body; rows above time Auth() alone.",
   );
   console.log(
-    "‡ getSession() of @gatehouse/solid-start vs @auth/solid-start 0.19.2 (on its @auth/core 0.41.2).",
+    "‡ getSession() of @gatehousejs/solid-start vs @auth/solid-start 0.19.2 (on its @auth/core 0.41.2).",
   );
   console.log();
   const passed = out.summary.filter((s) => s.includes(":PASS")).length;

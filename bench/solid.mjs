@@ -1,6 +1,6 @@
 /**
  * `getSession()` of the SolidStart integrations, the cost of every server-rendered page:
- * `@gatehouse/solid-start` against `@auth/solid-start` 0.19.2 (on the `@auth/core` 0.41.2 it
+ * `@gatehousejs/solid-start` against `@auth/solid-start` 0.19.2 (on the `@auth/core` 0.41.2 it
  * pins), in one process, on a valid JWT session cookie.
  *
  * Part of `npm run bench` (run.mjs calls `solidScenario`), and runnable alone:
@@ -16,9 +16,9 @@
 import { pathToFileURL } from "node:url";
 import { getSession as authjsGetSession } from "@auth/solid-start";
 import AuthjsCredentials from "@auth/solid-start/providers/credentials";
-import { decode as gatehouseDecode, encode as gatehouseEncode } from "@gatehouse/core/jwt";
-import { getSession as gatehouseGetSession } from "@gatehouse/solid-start";
-import GatehouseCredentials from "@gatehouse/solid-start/providers/credentials";
+import { decode as gatehouseDecode, encode as gatehouseEncode } from "@gatehousejs/core/jwt";
+import { getSession as gatehouseGetSession } from "@gatehousejs/solid-start";
+import GatehouseCredentials from "@gatehousejs/solid-start/providers/credentials";
 import { CheckFailed, check } from "./check.mjs";
 import { compare, warmUp } from "./harness.mjs";
 
@@ -68,7 +68,7 @@ export async function solidContenders() {
     cookie,
     issuedAt: iat,
     Gatehouse: {
-      name: "@gatehouse/solid-start",
+      name: "@gatehousejs/solid-start",
       getSession: () => gatehouseGetSession(pageRequest(cookie), gatehouseConfig),
       op: {
         prepare: () => pageRequest(cookie),
@@ -163,7 +163,7 @@ async function main() {
     `| ${row.label} | ${ops(row.g)} | ${ops(row.a)} | ${row.ratio.toFixed(1)}× | ≥ ${row.target}× | ${verdict} |`,
   );
   console.log(`per call: Gatehouse ${us(row.g)} µs, @auth/solid-start ${us(row.a)} µs`);
-  console.log("‡ @gatehouse/solid-start vs @auth/solid-start 0.19.2 (on @auth/core 0.41.2)");
+  console.log("‡ @gatehousejs/solid-start vs @auth/solid-start 0.19.2 (on @auth/core 0.41.2)");
   console.log();
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
   const figures = `${Math.round(row.g.opsPerSec)}/${Math.round(row.a.opsPerSec)}`;

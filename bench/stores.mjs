@@ -1,6 +1,6 @@
 /**
  * The real stores for the database-session scenario: PostgreSQL at DATABASE_URL for both
- * libraries (Gatehouse's `@gatehouse/pg-adapter` and @auth/core's `@auth/pg-adapter`, each in a
+ * libraries (Gatehouse's `@gatehousejs/pg-adapter` and @auth/core's `@auth/pg-adapter`, each in a
  * schema of its own), and for Gatehouse alone PGlite (in-process PostgreSQL) and Redis at
  * REDIS_URL. A server that cannot be reached is skipped with its reason; any other failure
  * stops the bench. `close()` drops the schemas and deletes the Redis keys.
@@ -8,8 +8,8 @@
 import { readFile } from "node:fs/promises";
 import AuthjsPostgresAdapter from "@auth/pg-adapter";
 import { PGlite } from "@electric-sql/pglite";
-import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
-import { RedisAdapter } from "@gatehouse/redis-adapter";
+import { migrate, PostgresAdapter } from "@gatehousejs/pg-adapter";
+import { RedisAdapter } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import pg from "pg";
 import { countCalls, databaseContender, seed } from "./database.mjs";

@@ -1,7 +1,7 @@
 /**
  * The test suite Stryker runs against each mutant: the fast core suites only (no browser,
  * database or SMTP suites, no packaging test). Workspace packages are aliased to the sources
- * beside this file, because Stryker runs in a copy of the repository, and the `@gatehouse/*`
+ * beside this file, because Stryker runs in a copy of the repository, and the `@gatehousejs/*`
  * symlinks in node_modules point back at the original, unmutated sources.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,7 +16,7 @@ interface Manifest {
   exports?: Record<string, string | Record<string, string>>;
 }
 
-/** `@gatehouse/<pkg>/<subpath>` → its source file, for every package of the workspace. */
+/** `@gatehousejs/<pkg>/<subpath>` → its source file, for every package of the workspace. */
 function sourceAliases(): { find: RegExp; replacement: string }[] {
   const aliases: { find: RegExp; replacement: string }[] = [];
   for (const dir of readdirSync(join(root, "packages"))) {

@@ -1,4 +1,4 @@
--- Gatehouse tables for @gatehouse/pg-adapter. PostgreSQL 13 or later (gen_random_uuid()).
+-- Gatehouse tables for @gatehousejs/pg-adapter. PostgreSQL 13 or later (gen_random_uuid()).
 -- Column names are the adapter's field names, double-quoted (camelCase, OAuth fields snake_case).
 
 CREATE TABLE IF NOT EXISTS "public"."users" (

@@ -217,7 +217,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example on a PostgreSQL server", 
         );
         expect(rows).toHaveLength(1);
         expect(rows[0].email).toBe(DEMO_ACCOUNT.email);
-        // scrypt$N=…,r=…,p=…$<salt>$<hash> (@gatehouse/core/password): never the password itself.
+        // scrypt$N=…,r=…,p=…$<salt>$<hash> (@gatehousejs/core/password): never the password itself.
         expect(rows[0].hash).toMatch(/^scrypt\$N=\d+,r=\d+,p=\d+\$[\w-]{22}\$[\w-]{43}$/);
       } finally {
         await client.end();

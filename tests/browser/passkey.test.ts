@@ -2,10 +2,10 @@
  * Passkeys end to end in a real browser: the built-in sign-in page's script, Chromium's WebAuthn
  * implementation with a virtual authenticator (over CDP), and Gatehouse behind a real HTTP server.
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email from "@gatehouse/core/providers/email";
-import Passkey from "@gatehouse/core/providers/passkey";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email from "@gatehousejs/core/providers/email";
+import Passkey from "@gatehousejs/core/providers/passkey";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { addVirtualAuthenticator, chromiumPath, launch } from "./chromium.js";

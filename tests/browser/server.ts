@@ -3,8 +3,8 @@
  * tiny home page. Node's request and response are bridged to web `Request` and `Response`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { Auth } from "@gatehouse/core";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import type { AuthConfig } from "@gatehousejs/core/types";
 
 export interface TestServer {
   origin: string;

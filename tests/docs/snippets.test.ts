@@ -103,7 +103,7 @@ describe("the block finder", () => {
       [
         "intro",
         "```ts",
-        'import { Auth } from "@gatehouse/core";',
+        'import { Auth } from "@gatehousejs/core";',
         "",
         "const unused = Auth;",
         "missing();",

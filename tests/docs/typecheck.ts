@@ -1,7 +1,7 @@
 /**
  * Type-checks documentation blocks with the TypeScript compiler API, as if each were a module
  * of an app inside this repository: the repository's compiler options (strict, NodeNext, ESM)
- * plus `noUnusedLocals`, and package imports such as `@gatehouse/core` resolved to the workspace
+ * plus `noUnusedLocals`, and package imports such as `@gatehousejs/core` resolved to the workspace
  * sources. `tsx` blocks are component code, compiled as a SolidStart app compiles it (JSX
  * preserved for the Solid compiler, types from `solid-js`). Blocks are never written to disk: the compiler reads them from memory, at paths in
  * tests/docs/.snippets/ so that module resolution starts inside the repository.

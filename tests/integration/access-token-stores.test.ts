@@ -8,9 +8,9 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Adapter, AdapterAccount } from "@gatehouse/core/adapters";
-import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
-import { RedisAdapter } from "@gatehouse/redis-adapter";
+import type { Adapter, AdapterAccount } from "@gatehousejs/core/adapters";
+import { migrate, PostgresAdapter } from "@gatehousejs/pg-adapter";
+import { RedisAdapter } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { exportJWK, generateKeyPair } from "jose";
 import Provider from "oidc-provider";

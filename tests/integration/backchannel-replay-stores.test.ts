@@ -5,7 +5,7 @@
  * whose JWKS both children fetch.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
+import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
 import { Redis } from "ioredis";
 import type { JWTPayload } from "jose";
 import { Pool } from "pg";

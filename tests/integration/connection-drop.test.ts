@@ -10,9 +10,9 @@
  * is waiting on it, and terminates that backend before letting go.
  */
 import { randomUUID } from "node:crypto";
-import type { AdapterUser } from "@gatehouse/core/adapters";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { AdapterUser } from "@gatehousejs/core/adapters";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { Client } from "pg";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, send } from "../../packages/core/test/helpers.js";

@@ -5,8 +5,8 @@
  * code's row so the right one fails, another browser's code is refused, and a scanner's `GET` of
  * the link leaves it usable.
  */
-import Email from "@gatehouse/core/providers/email";
-import type { AuthConfig } from "@gatehouse/core/types";
+import Email from "@gatehousejs/core/providers/email";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { expect, test } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "../../packages/core/test/helpers.js";
 import { followLink } from "../../packages/core/test/support/email-link.js";

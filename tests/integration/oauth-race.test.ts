@@ -5,7 +5,7 @@
  * same email is refused unless `allowDangerousEmailAccountLinking` links it.
  */
 
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "../../packages/core/test/helpers.js";
 import {

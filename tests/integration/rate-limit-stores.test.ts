@@ -7,13 +7,13 @@
  */
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import type { RateLimitOptions, RateLimitStore } from "@gatehouse/core/types";
+import type { RateLimitOptions, RateLimitStore } from "@gatehousejs/core/types";
 import {
   PostgresRateLimitStore,
   type PostgresRateLimitStoreMethods,
   type Queryable,
-} from "@gatehouse/pg-adapter";
-import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
+} from "@gatehousejs/pg-adapter";
+import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Client, Pool } from "pg";
 import { createClient } from "redis";

@@ -7,12 +7,12 @@
  */
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { listSecurityEvents } from "@gatehouse/core";
-import type { Adapter } from "@gatehouse/core/adapters";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig, SecurityEventStore } from "@gatehouse/core/types";
-import { migrate, PostgresAdapter, PostgresSecurityEventStore } from "@gatehouse/pg-adapter";
-import { RedisAdapter, RedisSecurityEventStore } from "@gatehouse/redis-adapter";
+import { listSecurityEvents } from "@gatehousejs/core";
+import type { Adapter } from "@gatehousejs/core/adapters";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig, SecurityEventStore } from "@gatehousejs/core/types";
+import { migrate, PostgresAdapter, PostgresSecurityEventStore } from "@gatehousejs/pg-adapter";
+import { RedisAdapter, RedisSecurityEventStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 import { expect, test } from "vitest";

@@ -5,8 +5,8 @@
  * ended by its public id, "sign out everywhere else", and revoke-all while 20 session checks run.
  */
 import { randomUUID } from "node:crypto";
-import { listSessions, revokeSession, revokeUserSessions } from "@gatehouse/core";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { listSessions, revokeSession, revokeUserSessions } from "@gatehousejs/core";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "../../packages/core/test/helpers.js";
 import {

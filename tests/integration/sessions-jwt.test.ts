@@ -5,11 +5,11 @@
  * revocation made before a restart (a new client and a new store on the same data) still holds.
  */
 import { randomUUID } from "node:crypto";
-import { listSessions, revokeSession, revokeUserSessions } from "@gatehouse/core";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { AuthConfig, RevocationStore } from "@gatehouse/core/types";
-import { PostgresRevocationStore } from "@gatehouse/pg-adapter";
-import { RedisRevocationStore } from "@gatehouse/redis-adapter";
+import { listSessions, revokeSession, revokeUserSessions } from "@gatehousejs/core";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { AuthConfig, RevocationStore } from "@gatehousejs/core/types";
+import { PostgresRevocationStore } from "@gatehousejs/pg-adapter";
+import { RedisRevocationStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 import { expect, test } from "vitest";

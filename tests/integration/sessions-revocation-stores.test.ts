@@ -6,13 +6,13 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { RevocationSessionRecord, RevocationStore } from "@gatehouse/core/types";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { RevocationSessionRecord, RevocationStore } from "@gatehousejs/core/types";
 import {
   PostgresRevocationStore,
   type PostgresRevocationStoreMethods,
-} from "@gatehouse/pg-adapter";
-import { RedisRevocationStore } from "@gatehouse/redis-adapter";
+} from "@gatehousejs/pg-adapter";
+import { RedisRevocationStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 import { expect, test } from "vitest";

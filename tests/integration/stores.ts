@@ -9,10 +9,10 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import type { Adapter } from "@gatehouse/core/adapters";
-import { gatehouseEntities, MikroOrmAdapter } from "@gatehouse/mikro-orm-adapter";
-import { migrate, PostgresAdapter, type Queryable } from "@gatehouse/pg-adapter";
-import { RedisAdapter } from "@gatehouse/redis-adapter";
+import type { Adapter } from "@gatehousejs/core/adapters";
+import { gatehouseEntities, MikroOrmAdapter } from "@gatehousejs/mikro-orm-adapter";
+import { migrate, PostgresAdapter, type Queryable } from "@gatehousejs/pg-adapter";
+import { RedisAdapter } from "@gatehousejs/redis-adapter";
 import { MikroORM as PostgresOrm } from "@mikro-orm/postgresql";
 import { MikroORM as SqliteOrm } from "@mikro-orm/sqlite";
 import { Redis } from "ioredis";
@@ -177,7 +177,7 @@ async function sqlCounts(client: Queryable, schema: string): Promise<Counts> {
   return toCounts(rows[0] as Record<string, unknown> | undefined);
 }
 
-/** `@gatehouse/pg-adapter` on the PostgreSQL server, through a `pg` Pool, in a fresh schema. */
+/** `@gatehousejs/pg-adapter` on the PostgreSQL server, through a `pg` Pool, in a fresh schema. */
 export const pgServer: StoreKind = {
   name: "pg-adapter on the PostgreSQL server",
   server: "PostgreSQL",
@@ -197,7 +197,7 @@ export const pgServer: StoreKind = {
   },
 };
 
-/** `@gatehouse/pg-adapter` on PGlite (in-process), in a fresh instance. */
+/** `@gatehousejs/pg-adapter` on PGlite (in-process), in a fresh instance. */
 export const pgLite: StoreKind = {
   name: "pg-adapter on PGlite",
   async open() {
@@ -223,7 +223,7 @@ async function keysUnder(client: Redis, prefix: string): Promise<string[]> {
   return found;
 }
 
-/** `@gatehouse/redis-adapter` on the Redis server, under a fresh key prefix. */
+/** `@gatehousejs/redis-adapter` on the Redis server, under a fresh key prefix. */
 export const redis: StoreKind = {
   name: "redis-adapter on the Redis server",
   server: "Redis",
@@ -273,7 +273,7 @@ export interface MikroPostgres extends OpenStore {
 }
 
 /**
- * `@gatehouse/mikro-orm-adapter` on the PostgreSQL server, in a fresh schema made by
+ * `@gatehousejs/mikro-orm-adapter` on the PostgreSQL server, in a fresh schema made by
  * `orm.schema.createSchema()`. Every connection of its pool carries `applicationName`.
  */
 export async function openMikroPostgres(
@@ -315,14 +315,14 @@ export async function openMikroPostgres(
   };
 }
 
-/** `@gatehouse/mikro-orm-adapter` on the PostgreSQL server. */
+/** `@gatehousejs/mikro-orm-adapter` on the PostgreSQL server. */
 export const mikroPostgres: StoreKind = {
   name: "mikro-orm-adapter on the PostgreSQL server",
   server: "PostgreSQL",
   open: () => openMikroPostgres(),
 };
 
-/** `@gatehouse/mikro-orm-adapter` on in-memory SQLite. */
+/** `@gatehousejs/mikro-orm-adapter` on in-memory SQLite. */
 export const mikroSqlite: StoreKind = {
   name: "mikro-orm-adapter on SQLite",
   async open() {

@@ -4,7 +4,7 @@
  * (SolidStart 2 refuses to build on older Node), and served by the Node running the tests (20 on
  * this machine), as the built output of SolidStart 2 is meant to run.
  *
- * `@gatehouse/*` come from the repository's built packages (dist, made by `npm run build`), found
+ * `@gatehousejs/*` come from the repository's built packages (dist, made by `npm run build`), found
  * by walking up to the repository's node_modules: see `.app/vite.config.ts`.
  */
 import { type ChildProcess, spawn } from "node:child_process";
@@ -153,7 +153,7 @@ async function build(): Promise<void> {
 
 /**
  * Type-checks the fixture with its own tsconfig against SolidStart 2's types and the built
- * `@gatehouse/*` declarations (the repository's TypeScript, on this Node). Returns tsc's output;
+ * `@gatehousejs/*` declarations (the repository's TypeScript, on this Node). Returns tsc's output;
  * throws when it fails.
  */
 export async function typecheckFixture(): Promise<string> {

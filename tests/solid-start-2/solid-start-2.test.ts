@@ -1,5 +1,5 @@
 /**
- * @gatehouse/solid-start in a real SolidStart 2 app (Vite 8 + Nitro 3, h3 v2 and srvx), built
+ * @gatehousejs/solid-start in a real SolidStart 2 app (Vite 8 + Nitro 3, h3 v2 and srvx), built
  * with Node 24 and served on the Node running the tests: the auth route, a credentials sign-in,
  * getSession and requireSession in queries, authMiddleware in src/middleware.ts, the renewed
  * session cookie on page responses, and the browser client in Chromium.
@@ -91,7 +91,7 @@ async function sessionCookie(origin: string): Promise<string> {
   return pair!;
 }
 
-describe("@gatehouse/solid-start on SolidStart 2 (Vite + Nitro), built on Node 24", () => {
+describe("@gatehousejs/solid-start on SolidStart 2 (Vite + Nitro), built on Node 24", () => {
   test("the app was built by Node 24 and is served by the test runner's Node", (context) => {
     const fixture = running(context);
     expect(fixture.buildNode).toMatch(/^v24\./);

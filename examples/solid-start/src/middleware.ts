@@ -2,7 +2,7 @@
  * Runs before every request: `/dev/*` exists only in demo mode, and `/middleware-protected`
  * needs a session (checked here, before any rendering).
  */
-import { authMiddleware } from "@gatehouse/solid-start";
+import { authMiddleware } from "@gatehousejs/solid-start";
 import { createMiddleware } from "@solidjs/start/middleware";
 import { authConfig } from "./lib/auth";
 import { isDemo } from "./lib/env";

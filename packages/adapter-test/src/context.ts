@@ -5,7 +5,7 @@ import type {
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import { expect } from "vitest";
 import type { AdapterMethod, AdapterTestDb, AdapterTestOptions } from "./options.js";
 

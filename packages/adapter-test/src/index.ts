@@ -2,7 +2,7 @@
  * A vitest suite that checks a database adapter against the Gatehouse adapter contract.
  * @module
  */
-import type { Adapter } from "@gatehouse/core/adapters";
+import type { Adapter } from "@gatehousejs/core/adapters";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { accountListing } from "./cases/account-listing.js";
 import { accountRefresh } from "./cases/account-refresh.js";
@@ -77,8 +77,8 @@ function skipReason(c: Case, skip: ReadonlySet<string>, adapter: Adapter): strin
  *
  * @example
  * ```ts
- * import { runAdapterTests } from "@gatehouse/adapter-test";
- * import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
+ * import { runAdapterTests } from "@gatehousejs/adapter-test";
+ * import { migrate, PostgresAdapter } from "@gatehousejs/pg-adapter";
  * import { Pool } from "pg";
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });

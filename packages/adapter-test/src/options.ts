@@ -5,7 +5,7 @@ import type {
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 
 type Awaitable<T> = T | PromiseLike<T>;
 

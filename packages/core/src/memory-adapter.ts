@@ -16,7 +16,7 @@ type TokenKey = Pick<VerificationToken, "identifier" | "token">;
 
 /**
  * Direct reads of the stored rows, bypassing the adapter methods. Each returns a copy, or `null`.
- * The shape matches the `db` readers of `@gatehouse/adapter-test`.
+ * The shape matches the `db` readers of `@gatehousejs/adapter-test`.
  */
 export interface MemoryAdapterRows {
   user(id: string): AdapterUser | null;
@@ -86,7 +86,7 @@ function fail(message: string): never {
  *
  * @example
  * ```ts
- * import { MemoryAdapter } from "@gatehouse/core/adapters/memory"
+ * import { MemoryAdapter } from "@gatehousejs/core/adapters/memory"
  *
  * const adapter = MemoryAdapter()
  * const response = await Auth(request, { adapter, session: { strategy: "database" }, ... })

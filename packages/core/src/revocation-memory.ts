@@ -24,7 +24,7 @@ interface Epoch {
  *
  * @example
  * ```ts
- * import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
+ * import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
  *
  * const config = {
  *   session: { strategy: "jwt" as const, revocation: { store: MemoryRevocationStore() } },

@@ -11,7 +11,7 @@ import type { SecurityEvent, SecurityEventStore } from "./lib/types/sessions.js"
  *
  * @example
  * ```ts
- * import { MemorySecurityEventStore } from "@gatehouse/core/security-log/memory";
+ * import { MemorySecurityEventStore } from "@gatehousejs/core/security-log/memory";
  *
  * const securityLog = { store: MemorySecurityEventStore(), retentionDays: 30 };
  * ```

@@ -3,8 +3,8 @@
  * (updateAccount, lockAccount): it still passes, their cases skipped with the reason printed.
  * With them (the memory adapter, memory-adapter.test.ts) the cases run.
  */
-import { adapterTestNames, runAdapterTests } from "@gatehouse/adapter-test";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { adapterTestNames, runAdapterTests } from "@gatehousejs/adapter-test";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { expect, test, vi } from "vitest";
 
 const info = vi.spyOn(console, "info").mockImplementation(() => {});

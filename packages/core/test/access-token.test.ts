@@ -11,12 +11,12 @@ import {
   PROVIDER_TOKENS_BUDGET,
   PROVIDER_TOKENS_CLAIM,
   storeProviderTokens,
-} from "@gatehouse/core";
-import type { AdapterAccount } from "@gatehouse/core/adapters";
-import { type InMemoryAdapter, MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { decode, encode } from "@gatehouse/core/jwt";
-import OIDC from "@gatehouse/core/providers/oidc";
-import type { AuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core";
+import type { AdapterAccount } from "@gatehousejs/core/adapters";
+import { type InMemoryAdapter, MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { decode, encode } from "@gatehousejs/core/jwt";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { exportJWK, generateKeyPair } from "jose";
 import Provider from "oidc-provider";
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from "vitest";

@@ -4,11 +4,11 @@
  * and no response body carries the secret, the password, the CSRF token or the session cookie.
  */
 import { randomBytes } from "node:crypto";
-import { Auth } from "@gatehouse/core";
-import { CredentialsSignin } from "@gatehouse/core/errors";
-import { encode } from "@gatehouse/core/jwt";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { CredentialsSignin } from "@gatehousejs/core/errors";
+import { encode } from "@gatehousejs/core/jwt";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   credentialsConfig,

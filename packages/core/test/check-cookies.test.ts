@@ -3,9 +3,9 @@
  * with, sealed under another secret, swapped with each other, emptied or expired. Each is refused
  * as `InvalidCheck` and cleared; only the cookie exactly as issued completes the sign-in.
  */
-import { decode, encode } from "@gatehouse/core/jwt";
-import OIDC from "@gatehouse/core/providers/oidc";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { decode, encode } from "@gatehousejs/core/jwt";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "./helpers.js";
 import {

@@ -2,10 +2,10 @@
  * What a new user meets in the first hour: `Auth()` reads `AUTH_SECRET`, `AUTH_TRUST_HOST` and
  * `AUTH_URL` itself, and configuration errors name the fix.
  */
-import { Auth } from "@gatehouse/core";
-import Credentials from "@gatehouse/core/providers/credentials";
-import OIDC from "@gatehouse/core/providers/oidc";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { alice, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 

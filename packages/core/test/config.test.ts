@@ -1,8 +1,8 @@
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { ErrorType } from "@gatehouse/core/errors";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig, Provider } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import type { ErrorType } from "@gatehousejs/core/errors";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig, Provider } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { credentialsConfig, ORIGIN, type recordingLogger } from "./helpers.js";
 

@@ -3,9 +3,9 @@
  * chunks) and how it writes `Set-Cookie` (attributes, chunking, deletions), seen only through
  * requests and responses.
  */
-import { Auth } from "@gatehouse/core";
-import { encode } from "@gatehouse/core/jwt";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { encode } from "@gatehousejs/core/jwt";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, it } from "vitest";
 import {
   alice,

@@ -1,7 +1,7 @@
-import { Auth } from "@gatehouse/core";
-import { CredentialsSignin } from "@gatehouse/core/errors";
-import { decode } from "@gatehouse/core/jwt";
-import Credentials from "@gatehouse/core/providers/credentials";
+import { Auth } from "@gatehousejs/core";
+import { CredentialsSignin } from "@gatehousejs/core/errors";
+import { decode } from "@gatehousejs/core/jwt";
+import Credentials from "@gatehousejs/core/providers/credentials";
 import { describe, expect, test, vi } from "vitest";
 import {
   alice,

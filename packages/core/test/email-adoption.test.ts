@@ -8,8 +8,8 @@
  * Auth.js with only an email account, signed up through a real OpenID provider that does not
  * vouch for the address, or holding a passkey.
  */
-import type { Adapter, AdapterAccount } from "@gatehouse/core/adapters";
-import type { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import type { Adapter, AdapterAccount } from "@gatehousejs/core/adapters";
+import type { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Jar, ORIGIN } from "./helpers.js";
 import { emailWorld } from "./support/email-world.js";

@@ -3,9 +3,9 @@
  * page, stored hashed, bound to the browser that asked, five wrong tries and the code is gone,
  * expired with the link, never logged.
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email, { signInEmail } from "@gatehouse/core/providers/email";
-import type { AuthConfig, EmailConfig, RateLimitStore } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email, { signInEmail } from "@gatehousejs/core/providers/email";
+import type { AuthConfig, EmailConfig, RateLimitStore } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 import { followLink, formOf } from "./support/email-link.js";

@@ -4,9 +4,9 @@
  * keeps the one-click link; and the sign-in request answers alike for known and unknown addresses.
  */
 import { createHash } from "node:crypto";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email from "@gatehouse/core/providers/email";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email from "@gatehousejs/core/providers/email";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 import { followLink, formOf } from "./support/email-link.js";

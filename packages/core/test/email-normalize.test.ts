@@ -1,8 +1,8 @@
 /**
  * The default normaliser of email sign-in, `normalizeEmail` from
- * `@gatehouse/core/providers/email`: what it accepts and turns into what, and what it refuses.
+ * `@gatehousejs/core/providers/email`: what it accepts and turns into what, and what it refuses.
  */
-import { normalizeEmail } from "@gatehouse/core/providers/email";
+import { normalizeEmail } from "@gatehousejs/core/providers/email";
 import { describe, expect, test } from "vitest";
 
 const local308 = "a".repeat(308);

@@ -7,9 +7,9 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Nodemailer from "@gatehouse/core/providers/nodemailer";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Nodemailer from "@gatehousejs/core/providers/nodemailer";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { followLink } from "./support/email-link.js";

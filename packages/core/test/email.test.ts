@@ -5,11 +5,11 @@
  * rotation, custom tokens and normalisers, the plain `Email()` provider, configuration and env.
  */
 import { createHash } from "node:crypto";
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email from "@gatehouse/core/providers/email";
-import Nodemailer, { type NodemailerOptions } from "@gatehouse/core/providers/nodemailer";
-import type { AuthConfig, EmailConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email from "@gatehousejs/core/providers/email";
+import Nodemailer, { type NodemailerOptions } from "@gatehousejs/core/providers/nodemailer";
+import type { AuthConfig, EmailConfig } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { followLink } from "./support/email-link.js";

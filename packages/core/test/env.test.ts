@@ -1,5 +1,5 @@
-import { createActionURL, isAuthAction, isDate, setEnvDefaults } from "@gatehouse/core";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { createActionURL, isAuthAction, isDate, setEnvDefaults } from "@gatehousejs/core";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 
 const acme = { id: "my-idp", name: "IdP", type: "oidc" } as OAuthConfig;

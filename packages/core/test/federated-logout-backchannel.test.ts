@@ -5,10 +5,10 @@
  * end nothing.
  */
 import { randomUUID } from "node:crypto";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import OIDC from "@gatehouse/core/providers/oidc";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { generateKeyPair, type JWTPayload, SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Jar, recordingLogger, SECRET, send } from "./helpers.js";

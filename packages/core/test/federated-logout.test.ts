@@ -8,11 +8,11 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import OIDC from "@gatehouse/core/providers/oidc";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { createRemoteJWKSet, exportJWK, generateKeyPair, jwtVerify } from "jose";
 import Provider, { type Configuration, type KoaContextWithOIDC } from "oidc-provider";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";

@@ -5,9 +5,9 @@
  * rejected. With a broken configuration the only 5xx are the configuration answers, and the same
  * property run against it fails: it can tell the two apart.
  */
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {

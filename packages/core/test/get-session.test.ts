@@ -1,7 +1,7 @@
-import { Auth, getSession } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { encode } from "@gatehouse/core/jwt";
-import type { AuthConfig, JWT } from "@gatehouse/core/types";
+import { Auth, getSession } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { encode } from "@gatehousejs/core/jwt";
+import type { AuthConfig, JWT } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { alice, credentialsConfig, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { Auth, raw, skipCSRFCheck } from "@gatehouse/core";
-import type { ResponseInternal } from "@gatehouse/core/types";
+import { Auth, raw, skipCSRFCheck } from "@gatehousejs/core";
+import type { ResponseInternal } from "@gatehousejs/core/types";
 import { describe, expect, test, type vi } from "vitest";
 import {
   credentialsConfig,

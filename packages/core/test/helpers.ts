@@ -1,6 +1,6 @@
-import { Auth } from "@gatehouse/core";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig, LoggerInstance } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig, LoggerInstance } from "@gatehousejs/core/types";
 import { vi } from "vitest";
 
 export const SECRET = "test-secret-with-enough-entropy-0123456789";

@@ -3,7 +3,7 @@
  * surrogates): normalised before they become a `Location` header or a cookie, so no hostile
  * link can make `Auth()` reject, and a planted callback-url cookie cannot lock a browser out.
  */
-import { Auth } from "@gatehouse/core";
+import { Auth } from "@gatehousejs/core";
 import { describe, expect, test } from "vitest";
 import {
   credentialsConfig,

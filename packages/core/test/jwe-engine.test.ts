@@ -4,8 +4,8 @@
  * WebCrypto and plain-JavaScript paths with the same results.
  */
 import { createCipheriv, hkdfSync, randomBytes } from "node:crypto";
-import { JWTSessionError } from "@gatehouse/core/errors";
-import { decode, encode } from "@gatehouse/core/jwt";
+import { JWTSessionError } from "@gatehousejs/core/errors";
+import { decode, encode } from "@gatehousejs/core/jwt";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { fastEngine, joseEngine, parseJwe } from "../src/lib/crypto/jwe.js";
 import { deriveKey } from "../src/lib/crypto/keys.js";
@@ -82,7 +82,7 @@ describe("a runtime without node:crypto", () => {
     const token = await jwt.encode({ token: { sub: "42" }, secret, salt: "s" });
     expect(await jwt.decode({ token, secret, salt: "s" })).toMatchObject({ sub: "42" });
     // What the jose engine wrote, the node:crypto engine (the one this file imported) reads.
-    const { decode } = await import("@gatehouse/core/jwt");
+    const { decode } = await import("@gatehousejs/core/jwt");
     vi.resetModules();
     expect(await decode({ token, secret, salt: "s" })).toMatchObject({ sub: "42" });
   });

@@ -10,9 +10,9 @@ import {
   getToken as authjsGetToken,
 } from "@auth/core/jwt";
 import AuthJsCredentials from "@auth/core/providers/credentials";
-import { Auth } from "@gatehouse/core";
-import { decode, encode, getToken, type JWT } from "@gatehouse/core/jwt";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { decode, encode, getToken, type JWT } from "@gatehousejs/core/jwt";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { base64url, calculateJwkThumbprint, EncryptJWT } from "jose";
 import { describe, expect, it } from "vitest";
 import { alice, credentialsConfig, csrfToken, Jar, SECRET, send, signInAlice } from "./helpers.js";

@@ -2,9 +2,9 @@
  * The life of a JWT session cookie: what the `jwt` callback's answer does at sign-in and on each
  * check, when the cookie is re-issued, and what sign-out does with a token it cannot read.
  */
-import { Auth } from "@gatehouse/core";
-import { decode, encode } from "@gatehouse/core/jwt";
-import type { AuthConfig, JWT } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { decode, encode } from "@gatehousejs/core/jwt";
+import type { AuthConfig, JWT } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   alice,
@@ -197,7 +197,7 @@ describe("a token that cannot be read", () => {
   });
 
   it("a custom decode's own JWTSessionError is logged as it is; other throws are wrapped", async () => {
-    const { JWTSessionError } = await import("@gatehouse/core/errors");
+    const { JWTSessionError } = await import("@gatehousejs/core/errors");
     const own = new JWTSessionError("custom decode says no");
     for (const [thrown, message] of [
       [own, "custom decode says no"],

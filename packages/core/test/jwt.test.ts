@@ -1,6 +1,6 @@
 import { createHash, hkdfSync } from "node:crypto";
-import { JWTSessionError, MissingSecret } from "@gatehouse/core/errors";
-import { DEFAULT_MAX_AGE, decode, encode, getToken, type JWT } from "@gatehouse/core/jwt";
+import { JWTSessionError, MissingSecret } from "@gatehousejs/core/errors";
+import { DEFAULT_MAX_AGE, decode, encode, getToken, type JWT } from "@gatehousejs/core/jwt";
 import {
   base64url,
   CompactEncrypt,

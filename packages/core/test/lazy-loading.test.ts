@@ -31,9 +31,9 @@ const hooks = `data:text/javascript,${encodeURIComponent(
 /** Runs `body` after a session check in a fresh process; returns the modules loaded after the marker. */
 async function modulesLoadedBy(then: string): Promise<{ before: string[]; after: string[] }> {
   const script = `
-    import { Auth } from "@gatehouse/core";
-    import { encode } from "@gatehouse/core/jwt";
-    import Credentials from "@gatehouse/core/providers/credentials";
+    import { Auth } from "@gatehousejs/core";
+    import { encode } from "@gatehousejs/core/jwt";
+    import Credentials from "@gatehousejs/core/providers/credentials";
     const secret = "lazy-loading-test-secret-0123456789abcdef";
     const config = { secret, trustHost: true, providers: [Credentials({ authorize: () => null })] };
     const token = await encode({ token: { sub: "1", name: "A" }, secret, salt: "authjs.session-token" });

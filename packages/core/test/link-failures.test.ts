@@ -4,9 +4,9 @@
  * sign-in links to the user the first one created — unless `linkAccount` fails.
  */
 
-import type { AdapterAccount } from "@gatehouse/core/adapters";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { AdapterAccount } from "@gatehousejs/core/adapters";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
 import { loggedFailures } from "./support/failures.js";

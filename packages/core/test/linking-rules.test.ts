@@ -1,5 +1,5 @@
-import type { OIDCOptions } from "@gatehouse/core/providers/oidc";
-import type { EmailConfig } from "@gatehouse/core/types";
+import type { OIDCOptions } from "@gatehousejs/core/providers/oidc";
+import type { EmailConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Jar, ORIGIN } from "./helpers.js";
 import { emailWorld } from "./support/email-world.js";

@@ -1,6 +1,6 @@
-import { runAdapterTests } from "@gatehouse/adapter-test";
-import type { AdapterUser } from "@gatehouse/core/adapters";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { runAdapterTests } from "@gatehousejs/adapter-test";
+import type { AdapterUser } from "@gatehousejs/core/adapters";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { describe, expect, test } from "vitest";
 
 const shared = MemoryAdapter();

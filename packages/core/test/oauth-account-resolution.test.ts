@@ -4,9 +4,9 @@
  * adapter wrapped to play a concurrent sign-in of the same account at the worst moment.
  */
 
-import type { Adapter, AdapterAccount, AdapterUser } from "@gatehouse/core/adapters";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { Adapter, AdapterAccount, AdapterUser } from "@gatehousejs/core/adapters";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "./helpers.js";
 import { loggedFailures } from "./support/failures.js";

@@ -3,9 +3,9 @@
  * Each one ends on the sign-in page with the right `?error=`, sets no session cookie, logs
  * exactly one error, never answers 5xx, and never logs a token, a code or a secret.
  */
-import { customFetch } from "@gatehouse/core";
-import OIDC, { type OIDCOptions } from "@gatehouse/core/providers/oidc";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { customFetch } from "@gatehousejs/core";
+import OIDC, { type OIDCOptions } from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { decodeJwt, type JWTPayload } from "jose";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";

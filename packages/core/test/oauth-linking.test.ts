@@ -3,10 +3,10 @@
  * same OpenID provider, both saying the user is `user-1@example.com` unless told otherwise by
  * `login_hint`.
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { decode } from "@gatehouse/core/jwt";
-import type { OIDCOptions } from "@gatehouse/core/providers/oidc";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { decode } from "@gatehousejs/core/jwt";
+import type { OIDCOptions } from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "./helpers.js";
 import { expectOneFailure } from "./support/failures.js";

@@ -3,10 +3,10 @@
  * environment, the `customFetch` symbol, the sign-in page's buttons, and the redirect proxy
  * (config, env `AUTH_REDIRECT_PROXY_URL`, per provider).
  */
-import { customFetch, setEnvDefaults } from "@gatehouse/core";
-import OIDC, { type OIDCOptions } from "@gatehouse/core/providers/oidc";
-import TikTok from "@gatehouse/core/providers/tiktok";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { customFetch, setEnvDefaults } from "@gatehousejs/core";
+import OIDC, { type OIDCOptions } from "@gatehousejs/core/providers/oidc";
+import TikTok from "@gatehousejs/core/providers/tiktok";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 import {

@@ -2,8 +2,8 @@
  * Plain HTTP only to loopback, on every request Gatehouse makes to a provider: a `wellKnown`
  * discovery URL and a plain OAuth 2 userinfo endpoint included.
  */
-import { customFetch } from "@gatehouse/core";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { customFetch } from "@gatehousejs/core";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 

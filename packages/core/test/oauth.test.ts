@@ -3,11 +3,11 @@
  * (`oidc-provider`): discovery, client authentication methods, checks, form_post, plain OAuth
  * with userinfo, what ends up in the session and the adapter, callbacks, events and pages.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { decode } from "@gatehouse/core/jwt";
-import OIDC, { type OIDCOptions } from "@gatehouse/core/providers/oidc";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { decode } from "@gatehousejs/core/jwt";
+import OIDC, { type OIDCOptions } from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "./helpers.js";
 import {

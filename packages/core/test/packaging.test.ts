@@ -32,7 +32,7 @@ function run(code: string): string {
   });
 }
 
-describe.skipIf(!built)("the packed @gatehouse/core", () => {
+describe.skipIf(!built)("the packed @gatehousejs/core", () => {
   beforeAll(() => {
     folder = mkdtempSync(join(tmpdir(), "gatehouse-pack-"));
     // --ignore-scripts: the prepack build is the release's job; here dist/ is already built.
@@ -44,7 +44,7 @@ describe.skipIf(!built)("the packed @gatehouse/core", () => {
         encoding: "utf8",
       },
     ).trim();
-    const target = join(folder, "node_modules/@gatehouse/core");
+    const target = join(folder, "node_modules/@gatehousejs/core");
     mkdirSync(target, { recursive: true });
     execFileSync("tar", ["-xzf", join(folder, tarball), "-C", target, "--strip-components=1"]);
     // Only jose is installed next to it: credentials sign-in must not need oauth4webapi.
@@ -58,10 +58,10 @@ describe.skipIf(!built)("the packed @gatehouse/core", () => {
     for (const [subpath, target] of Object.entries(manifest.exports)) {
       if (typeof target === "string") continue;
       expect(
-        existsSync(join(folder, "node_modules/@gatehouse/core", target.default!)),
+        existsSync(join(folder, "node_modules/@gatehousejs/core", target.default!)),
         subpath,
       ).toBe(true);
-      expect(existsSync(join(folder, "node_modules/@gatehouse/core", target.types!)), subpath).toBe(
+      expect(existsSync(join(folder, "node_modules/@gatehousejs/core", target.types!)), subpath).toBe(
         true,
       );
     }
@@ -69,12 +69,12 @@ describe.skipIf(!built)("the packed @gatehouse/core", () => {
 
   test("the entry points import by name and a credentials sign-in works without oauth4webapi", () => {
     const out = run(`
-      import { Auth, isAuthAction } from "@gatehouse/core";
-      import Credentials from "@gatehouse/core/providers/credentials";
-      import { encode, decode } from "@gatehouse/core/jwt";
-      import { CredentialsSignin } from "@gatehouse/core/errors";
-      import { isDate } from "@gatehouse/core/adapters";
-      import Email from "@gatehouse/core/providers/email";
+      import { Auth, isAuthAction } from "@gatehousejs/core";
+      import Credentials from "@gatehousejs/core/providers/credentials";
+      import { encode, decode } from "@gatehousejs/core/jwt";
+      import { CredentialsSignin } from "@gatehousejs/core/errors";
+      import { isDate } from "@gatehousejs/core/adapters";
+      import Email from "@gatehousejs/core/providers/email";
       const config = { secret: "s".repeat(32), trustHost: true,
         providers: [Credentials({ credentials: { u: {} }, authorize: ({ u }) => (u === "a" ? { id: "1" } : null) })] };
       const csrf = await Auth(new Request("http://localhost/auth/csrf"), config);
@@ -108,8 +108,8 @@ describe.skipIf(!built)("the packed @gatehouse/core", () => {
         "--input-type=module",
         "-e",
         `
-        import { Auth, skipCSRFCheck } from "@gatehouse/core";
-        import OIDC from "@gatehouse/core/providers/oidc";
+        import { Auth, skipCSRFCheck } from "@gatehousejs/core";
+        import OIDC from "@gatehousejs/core/providers/oidc";
         const config = { secret: "s".repeat(32), trustHost: true, skipCSRFCheck,
           providers: [OIDC({ issuer: "http://127.0.0.1:9", clientId: "x" })] };
         const page = await Auth(new Request("http://localhost/auth/providers"), config);
@@ -194,7 +194,7 @@ describe("every package as published", () => {
       expect(license).toBe(readFileSync(join(root, "LICENSE"), "utf8"));
 
       const readme = readFileSync(join(dir, "README.md"), "utf8");
-      expect(readme).toMatch(/^# @gatehouse\//);
+      expect(readme).toMatch(/^# @gatehousejs\//);
       expect(readme, "the README says the package is ESM-only").toMatch(/ESM-only/);
       expect(readme, "the README names the Node.js version").toMatch(/Node\.js 20\.19 or later/);
     },

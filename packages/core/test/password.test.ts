@@ -1,17 +1,17 @@
 /**
- * Password hashing (`@gatehouse/core/password`): hashes made here, hashes made directly with
+ * Password hashing (`@gatehousejs/core/password`): hashes made here, hashes made directly with
  * `node:crypto` in the documented format (and the example app's older one), and stored values
  * that are broken or hostile. scrypt is watched through a spy on `node:crypto` so the tests can
  * say which parameters ran, and that a hostile hash never reached it, without timing anything.
  */
 import crypto from "node:crypto";
-import * as main from "@gatehouse/core";
+import * as main from "@gatehousejs/core";
 import {
   hashPassword,
   MAX_PASSWORD_LENGTH,
   needsRehash,
   verifyPassword,
-} from "@gatehouse/core/password";
+} from "@gatehousejs/core/password";
 import { afterEach, describe, expect, test, vi } from "vitest";
 
 /** Cheap parameters for tests that are not about the defaults. */

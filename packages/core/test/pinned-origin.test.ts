@@ -3,11 +3,11 @@
  * it, a request for another host is refused, the secure-cookie decision follows it, and the
  * redirect proxy forwards only to origins on its allow-list.
  */
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email from "@gatehouse/core/providers/email";
-import Passkey from "@gatehouse/core/providers/passkey";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email from "@gatehousejs/core/providers/email";
+import Passkey from "@gatehousejs/core/providers/passkey";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { credentialsConfig, Jar, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";

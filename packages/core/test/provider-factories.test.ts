@@ -2,15 +2,15 @@
  * The provider factories: their defaults at run time, and (checked by `tsc` in CI, through the
  * `@ts-expect-error` lines) that their options are typed rather than open records.
  */
-import Credentials from "@gatehouse/core/providers/credentials";
-import Email from "@gatehouse/core/providers/email";
-import OIDC from "@gatehouse/core/providers/oidc";
-import Passkey from "@gatehouse/core/providers/passkey";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import Email from "@gatehousejs/core/providers/email";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import Passkey from "@gatehousejs/core/providers/passkey";
 import TikTok, {
   DEFAULT_TIKTOK_FIELDS,
   DEFAULT_TIKTOK_SCOPE,
-} from "@gatehouse/core/providers/tiktok";
-import WebAuthn from "@gatehouse/core/providers/webauthn";
+} from "@gatehousejs/core/providers/tiktok";
+import WebAuthn from "@gatehousejs/core/providers/webauthn";
 import { describe, expect, test } from "vitest";
 
 describe("provider factories", () => {

@@ -2,8 +2,8 @@
  * The client address rules as pure functions (X-Forwarded-For through trusted proxies, address
  * parsing, /64 buckets), `AUTH_TRUSTED_PROXIES`, and the address recorded with `recordIp`.
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {
   addressBucket,

@@ -3,12 +3,12 @@
  * address, the per-client limits, how a limited request is answered, and what is logged.
  * Addresses reach Gatehouse through a trusted proxy's X-Forwarded-For (`trustedProxies: 1`).
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Credentials from "@gatehouse/core/providers/credentials";
-import Email from "@gatehouse/core/providers/email";
-import GitHub from "@gatehouse/core/providers/github";
-import Passkey from "@gatehouse/core/providers/passkey";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import Email from "@gatehousejs/core/providers/email";
+import GitHub from "@gatehousejs/core/providers/github";
+import Passkey from "@gatehousejs/core/providers/passkey";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { MemoryRateLimitStore } from "../src/lib/rate-limit/memory.js";
 import { alice, csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";

@@ -4,7 +4,7 @@
  * a credentials sign-in, whose final redirect is the callback URL, and through the `signIn`
  * callback, whose string verdict goes through the same rule.
  */
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, it } from "vitest";
 import { sameOriginUrl } from "../src/lib/callbacks.js";
 import { credentialsConfig, Jar, ORIGIN, recordingLogger, signInAlice } from "./helpers.js";

@@ -3,7 +3,7 @@
  * whitespace, the security headers of the built-in pages, and one log line per client mistake
  * under its own type.
  */
-import { Auth } from "@gatehouse/core";
+import { Auth } from "@gatehousejs/core";
 import { describe, expect, test } from "vitest";
 import {
   credentialsConfig,

@@ -2,7 +2,7 @@
  * Request parsing as `Auth()` does it: bodies that arrive in pieces, the 64 KiB limit to the byte,
  * UTF-8 that is not, duplicated query parameters, paths and methods.
  */
-import { Auth } from "@gatehouse/core";
+import { Auth } from "@gatehousejs/core";
 import { describe, expect, it } from "vitest";
 import { credentialsConfig, csrfToken, Jar, ORIGIN, setCookies } from "./helpers.js";
 
@@ -379,8 +379,8 @@ describe("POST bodies that are empty or absent", () => {
 
 describe("the request a provider callback receives", () => {
   it("sendVerificationRequest gets the sign-in POST with its body still readable", async () => {
-    const { MemoryAdapter } = await import("@gatehouse/core/adapters/memory");
-    const { default: Email } = await import("@gatehouse/core/providers/email");
+    const { MemoryAdapter } = await import("@gatehousejs/core/adapters/memory");
+    const { default: Email } = await import("@gatehousejs/core/providers/email");
     const seen: { method: string; path: string; body: string }[] = [];
     const config = credentialsConfig({
       adapter: MemoryAdapter(),
@@ -416,7 +416,7 @@ describe("the request a provider callback receives", () => {
   });
 
   it("authorize gets a JSON callback's body, readable", async () => {
-    const { default: Credentials } = await import("@gatehouse/core/providers/credentials");
+    const { default: Credentials } = await import("@gatehousejs/core/providers/credentials");
     const bodies: string[] = [];
     const config = credentialsConfig({
       providers: [

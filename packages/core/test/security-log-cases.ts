@@ -3,7 +3,7 @@
  * against PostgreSQL and Redis in tests/integration/security-log-stores.test.ts.
  */
 import { randomUUID } from "node:crypto";
-import type { SecurityEvent, SecurityEventStore } from "@gatehouse/core/types";
+import type { SecurityEvent, SecurityEventStore } from "@gatehousejs/core/types";
 import { expect, test } from "vitest";
 
 const DAY = 24 * 60 * 60 * 1000;

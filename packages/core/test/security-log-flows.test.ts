@@ -3,12 +3,12 @@
  * account) and OpenID Connect through oidc-provider (a linked second provider, a refused sign-in
  * of a known user).
  */
-import { listSecurityEvents } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email from "@gatehouse/core/providers/email";
-import Passkey from "@gatehouse/core/providers/passkey";
-import { MemorySecurityEventStore } from "@gatehouse/core/security-log/memory";
-import type { AuthConfig, SecurityEvent } from "@gatehouse/core/types";
+import { listSecurityEvents } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email from "@gatehousejs/core/providers/email";
+import Passkey from "@gatehousejs/core/providers/passkey";
+import { MemorySecurityEventStore } from "@gatehousejs/core/security-log/memory";
+import type { AuthConfig, SecurityEvent } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";

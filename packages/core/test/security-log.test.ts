@@ -3,11 +3,11 @@
  * sign-ins, sign-outs, linked accounts and verified addresses, what `listSecurityEvents` reads
  * back, retention, store failures, and that records never hold a secret.
  */
-import { listSecurityEvents } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Credentials from "@gatehouse/core/providers/credentials";
-import { MemorySecurityEventStore } from "@gatehouse/core/security-log/memory";
-import type { AuthConfig, SecurityEventStore } from "@gatehouse/core/types";
+import { listSecurityEvents } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import { MemorySecurityEventStore } from "@gatehousejs/core/security-log/memory";
+import type { AuthConfig, SecurityEventStore } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {
   alice,

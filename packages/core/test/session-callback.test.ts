@@ -2,9 +2,9 @@
  * The `session` callback under both strategies: what it receives (never the session token), what
  * the client gets back, and what a callback that throws does to `GET /session`.
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { encode } from "@gatehouse/core/jwt";
-import type { AuthConfig, CallbacksOptions, JWT } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { encode } from "@gatehousejs/core/jwt";
+import type { AuthConfig, CallbacksOptions, JWT } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import {
   alice,

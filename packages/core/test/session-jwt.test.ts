@@ -1,6 +1,6 @@
-import { Auth } from "@gatehouse/core";
-import { decode, encode } from "@gatehouse/core/jwt";
-import type { AuthConfig, JWT } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { decode, encode } from "@gatehousejs/core/jwt";
+import type { AuthConfig, JWT } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {
   alice,

@@ -3,8 +3,8 @@
  * listSessionsByUserId and deleteSessionsByUserId it still passes, the session-listing cases
  * skipped with the reason printed; with them (the memory adapter) the cases run.
  */
-import { adapterTestNames, runAdapterTests } from "@gatehouse/adapter-test";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { adapterTestNames, runAdapterTests } from "@gatehousejs/adapter-test";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { expect, test, vi } from "vitest";
 
 const info = vi.spyOn(console, "info").mockImplementation(() => {});

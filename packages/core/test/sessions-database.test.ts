@@ -3,11 +3,11 @@ import {
   listSessions,
   revokeSession,
   revokeUserSessions,
-} from "@gatehouse/core";
-import type { Adapter } from "@gatehouse/core/adapters";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { MemorySecurityEventStore } from "@gatehouse/core/security-log/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core";
+import type { Adapter } from "@gatehousejs/core/adapters";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { MemorySecurityEventStore } from "@gatehousejs/core/security-log/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { agents, Browser, COOKIE, listed, sessionsConfig, users } from "./sessions-helpers.js";
 

@@ -1,6 +1,6 @@
 /** Shared by the sessions-*.test.ts files: two users, browsers with their own User-Agent. */
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig } from "@gatehouse/core/types";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { expect } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "./helpers.js";
 

@@ -1,7 +1,7 @@
-import { getSession, listSessions, revokeSession, revokeUserSessions } from "@gatehouse/core";
-import { decode, encode } from "@gatehouse/core/jwt";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { AuthConfig, JWT, RevocationStore } from "@gatehouse/core/types";
+import { getSession, listSessions, revokeSession, revokeUserSessions } from "@gatehousejs/core";
+import { decode, encode } from "@gatehousejs/core/jwt";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { AuthConfig, JWT, RevocationStore } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { SECRET } from "./helpers.js";
 import { agents, Browser, COOKIE, listed, sessionsConfig, users } from "./sessions-helpers.js";

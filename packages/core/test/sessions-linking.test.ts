@@ -2,10 +2,10 @@
  * A revoked JWT session must not link a new provider account to its user: the cookie of a session
  * ended elsewhere is no one's session.
  */
-import { revokeUserSessions } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { revokeUserSessions } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, expect, test, vi } from "vitest";
 import { Jar, recordingLogger, SECRET } from "./helpers.js";
 import { signInThrough, twoIdps } from "./support/oauth-flow.js";

@@ -2,14 +2,14 @@
  * The TikTok provider through `Auth()` against a TikTok-shaped server on 127.0.0.1 that enforces
  * what TikTok's API requires (client_key, form-encoded token request, fields, Bearer token).
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { decode } from "@gatehouse/core/jwt";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { decode } from "@gatehousejs/core/jwt";
 import TikTok, {
   type TikTokOptions,
   type TikTokProfile,
   type TikTokUser,
-} from "@gatehouse/core/providers/tiktok";
-import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/tiktok";
+import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "./helpers.js";
 import {

@@ -2,10 +2,10 @@
  * The linking table, row by row, against the memory adapter. `resolveUser` is internal; these
  * tests drive it with real parsed requests so that "signed in" means a real session cookie.
  */
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { OAuthAccountNotLinked } from "@gatehouse/core/errors";
-import { encode } from "@gatehouse/core/jwt";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { OAuthAccountNotLinked } from "@gatehousejs/core/errors";
+import { encode } from "@gatehousejs/core/jwt";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { resolveConfig } from "../src/lib/config.js";
 import { Context } from "../src/lib/context.js";

@@ -3,11 +3,11 @@
  * holding an unproven address, no registration that resolves to someone else's account, and
  * options that say nothing about who has an account.
  */
-import type { AdapterAuthenticator } from "@gatehouse/core/adapters";
-import { type InMemoryAdapter, MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Email from "@gatehouse/core/providers/email";
-import Passkey from "@gatehouse/core/providers/passkey";
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { AdapterAuthenticator } from "@gatehousejs/core/adapters";
+import { type InMemoryAdapter, MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Email from "@gatehousejs/core/providers/email";
+import Passkey from "@gatehousejs/core/providers/passkey";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";

@@ -1,8 +1,8 @@
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import Passkey from "@gatehouse/core/providers/passkey";
-import WebAuthn from "@gatehouse/core/providers/webauthn";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Passkey from "@gatehousejs/core/providers/passkey";
+import WebAuthn from "@gatehousejs/core/providers/webauthn";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";

@@ -9,7 +9,7 @@ import type {
   AdapterUser,
   VerificationToken as AdapterVerificationToken,
   CompleteAdapter,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import type {
   EntityManager,
   EntityMetadata,
@@ -149,7 +149,7 @@ function refuse(message: string): never {
  * @example
  * ```ts
  * import { MikroORM } from "@mikro-orm/postgresql"
- * import { MikroOrmAdapter, gatehouseEntities } from "@gatehouse/mikro-orm-adapter"
+ * import { MikroOrmAdapter, gatehouseEntities } from "@gatehousejs/mikro-orm-adapter"
  *
  * const orm = await MikroORM.init({
  *   clientUrl: process.env.DATABASE_URL,

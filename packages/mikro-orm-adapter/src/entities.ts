@@ -8,8 +8,8 @@
  * @module
  */
 import { randomUUID } from "node:crypto";
-import type { AdapterAccountType } from "@gatehouse/core/adapters";
-import type { AuthorizationDetails } from "@gatehouse/core/types";
+import type { AdapterAccountType } from "@gatehousejs/core/adapters";
+import type { AuthorizationDetails } from "@gatehousejs/core/types";
 import {
   BigIntType,
   type Collection,
@@ -181,7 +181,7 @@ export interface GatehouseEntities<
   ];
 }
 
-// Column names are the contract's field names, as in @gatehouse/pg-adapter's schema, whatever
+// Column names are the contract's field names, as in @gatehousejs/pg-adapter's schema, whatever
 // naming strategy the ORM uses. Keys are varchar (indexable everywhere); values are text.
 const key = (fieldName: string, length = 255) => ({ type: "string", length, fieldName }) as const;
 const nullableDate = (fieldName: string) =>
@@ -216,7 +216,7 @@ function uniqueEmailIndex(first: object, second: object, name: string): string {
  * @example
  * ```ts
  * import type { Opt } from "@mikro-orm/core"
- * import { User as GatehouseUser, defineGatehouseEntities, MikroOrmAdapter } from "@gatehouse/mikro-orm-adapter"
+ * import { User as GatehouseUser, defineGatehouseEntities, MikroOrmAdapter } from "@gatehousejs/mikro-orm-adapter"
  *
  * export class User extends GatehouseUser {
  *   declare role: Opt<string>
@@ -366,7 +366,7 @@ function build<Base>(
  * @example
  * ```ts
  * import { MikroORM } from "@mikro-orm/postgresql"
- * import { gatehouseEntities, MikroOrmAdapter } from "@gatehouse/mikro-orm-adapter"
+ * import { gatehouseEntities, MikroOrmAdapter } from "@gatehousejs/mikro-orm-adapter"
  *
  * const orm = await MikroORM.init({ clientUrl: process.env.DATABASE_URL, entities: [...gatehouseEntities.list] })
  * const adapter = MikroOrmAdapter(orm)

@@ -1,4 +1,4 @@
-import { runAdapterTests } from "@gatehouse/adapter-test";
+import { runAdapterTests } from "@gatehousejs/adapter-test";
 import type { Opt } from "@mikro-orm/core";
 import { MikroORM } from "@mikro-orm/sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";

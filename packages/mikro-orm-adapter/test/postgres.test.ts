@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { runAdapterTests } from "@gatehouse/adapter-test";
+import { runAdapterTests } from "@gatehousejs/adapter-test";
 import { MikroORM } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { gatehouseEntities, MikroOrmAdapter } from "../src/index.js";

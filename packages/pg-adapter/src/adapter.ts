@@ -9,7 +9,7 @@ import type {
   AdapterUser,
   CompleteAdapter,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import {
   isNodePostgres,
   type PostgresOptions,
@@ -159,8 +159,8 @@ function assignments(
  *
  * @example
  * ```ts
- * import { Auth, type AuthConfig } from "@gatehouse/core";
- * import { migrate, PostgresAdapter } from "@gatehouse/pg-adapter";
+ * import { Auth, type AuthConfig } from "@gatehousejs/core";
+ * import { migrate, PostgresAdapter } from "@gatehousejs/pg-adapter";
  * import { Pool } from "pg";
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });

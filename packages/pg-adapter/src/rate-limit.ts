@@ -3,7 +3,7 @@
  * counter. A hit is one statement on the database's clock; an ended row is started again in
  * place by the next hit on its key, and `prune()` deletes the ended rows nobody hit again.
  */
-import type { RateLimitCount, RateLimitStore } from "@gatehouse/core/types";
+import type { RateLimitCount, RateLimitStore } from "@gatehousejs/core/types";
 import {
   isNodePostgres,
   type PostgresOptions,
@@ -73,8 +73,8 @@ const PRUNE_BATCH = 10_000;
  *
  * @example
  * ```ts
- * import type { AuthConfig } from "@gatehouse/core";
- * import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
+ * import type { AuthConfig } from "@gatehousejs/core";
+ * import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
  * import { Pool } from "pg";
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
@@ -132,7 +132,7 @@ SELECT count(*)::int AS "deleted" FROM ended`;
       // start at once. `schema` matched a strict pattern, so it is safe inside the literal.
       await client.query(`DO $gatehouse$
 BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('@gatehouse/pg-adapter rate-limit migrate'));
+  PERFORM pg_advisory_xact_lock(hashtext('@gatehousejs/pg-adapter rate-limit migrate'));
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = '${schema}') THEN
     CREATE SCHEMA IF NOT EXISTS ${s};
   END IF;

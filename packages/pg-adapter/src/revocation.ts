@@ -2,7 +2,7 @@
  * The revocation store for JWT sessions on PostgreSQL: three small tables of its own, a check
  * that is one indexed query.
  */
-import type { RevocationSessionRecord, RevocationStore } from "@gatehouse/core/types";
+import type { RevocationSessionRecord, RevocationStore } from "@gatehousejs/core/types";
 import {
   isNodePostgres,
   type PostgresOptions,
@@ -107,8 +107,8 @@ function toRecord(row: Row): RevocationSessionRecord {
  *
  * @example
  * ```ts
- * import type { AuthConfig } from "@gatehouse/core";
- * import { PostgresRevocationStore } from "@gatehouse/pg-adapter";
+ * import type { AuthConfig } from "@gatehousejs/core";
+ * import { PostgresRevocationStore } from "@gatehousejs/pg-adapter";
  * import { Pool } from "pg";
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL });
@@ -166,7 +166,7 @@ ORDER BY r."createdAt" ASC NULLS LAST, r."sessionId"`;
       // start at once. `schema` matched a strict pattern, so it is safe inside the literal.
       await client.query(`DO $gatehouse$
 BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('@gatehouse/pg-adapter revocation migrate'));
+  PERFORM pg_advisory_xact_lock(hashtext('@gatehousejs/pg-adapter revocation migrate'));
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = '${schema}') THEN
     CREATE SCHEMA IF NOT EXISTS ${s};
   END IF;

@@ -9,7 +9,7 @@ import type {
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import type { Row } from "./client.js";
 
 const text = (value: unknown): string => String(value);

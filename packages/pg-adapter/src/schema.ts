@@ -107,7 +107,7 @@ function statements(s: string): string[] {
 export function createSchemaSql(schema = "public"): string {
   const s = quoteSchema(schema);
   const head = [
-    "-- Gatehouse tables for @gatehouse/pg-adapter. PostgreSQL 13 or later (gen_random_uuid()).",
+    "-- Gatehouse tables for @gatehousejs/pg-adapter. PostgreSQL 13 or later (gen_random_uuid()).",
     "-- Column names are the adapter's field names, double-quoted (camelCase, OAuth fields snake_case).",
     "",
   ];
@@ -128,7 +128,7 @@ export const schemaSql: string = createSchemaSql();
  * @example
  * ```ts
  * import { Pool } from "pg"
- * import { migrate } from "@gatehouse/pg-adapter"
+ * import { migrate } from "@gatehousejs/pg-adapter"
  *
  * const pool = new Pool({ connectionString: process.env.DATABASE_URL })
  * await migrate(pool, { schema: "auth" })
@@ -145,7 +145,7 @@ export async function migrate(client: Queryable, options: PostgresOptions = {}):
     .join("\n");
   await client.query(`DO $gatehouse$
 BEGIN
-  PERFORM pg_advisory_xact_lock(hashtext('@gatehouse/pg-adapter migrate'));
+  PERFORM pg_advisory_xact_lock(hashtext('@gatehousejs/pg-adapter migrate'));
   IF NOT EXISTS (SELECT FROM pg_catalog.pg_namespace WHERE nspname = '${schema}') THEN
     CREATE SCHEMA IF NOT EXISTS ${s};
   END IF;

@@ -2,7 +2,7 @@
  * The security activity log on PostgreSQL: one table of its own, read newest first through an
  * index on (user, time).
  */
-import type { SecurityEvent, SecurityEventStore, SecurityEventType } from "@gatehouse/core/types";
+import type { SecurityEvent, SecurityEventStore, SecurityEventType } from "@gatehousejs/core/types";
 import {
   isNodePostgres,
   type PostgresOptions,
@@ -80,7 +80,7 @@ function toEvent(row: Row): SecurityEvent {
  *
  * @example
  * ```ts
- * import { PostgresSecurityEventStore } from "@gatehouse/pg-adapter";
+ * import { PostgresSecurityEventStore } from "@gatehousejs/pg-adapter";
  * import pg from "pg";
  *
  * const store = PostgresSecurityEventStore(new pg.Pool());

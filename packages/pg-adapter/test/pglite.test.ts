@@ -4,7 +4,7 @@
  * One instance for the whole file: starting PGlite (its initdb) is the slow part.
  */
 import { PGlite } from "@electric-sql/pglite";
-import { runAdapterTests } from "@gatehouse/adapter-test";
+import { runAdapterTests } from "@gatehousejs/adapter-test";
 import { afterAll, describe, expect, test } from "vitest";
 import { createSchemaSql, migrate, PostgresAdapter, schemaSql } from "../src/index.js";
 import { storeCases } from "./support/cases.js";

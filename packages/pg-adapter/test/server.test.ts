@@ -2,7 +2,7 @@
  * The adapter on a real PostgreSQL server (DATABASE_URL), through a `pg` Pool and a `pg` Client,
  * each in a fresh schema that is dropped afterwards.
  */
-import { runAdapterTests } from "@gatehouse/adapter-test";
+import { runAdapterTests } from "@gatehousejs/adapter-test";
 import { Client, Pool } from "pg";
 import { afterAll, describe, expect, test } from "vitest";
 import { migrate, PostgresAdapter } from "../src/index.js";

@@ -5,7 +5,7 @@ import type {
   AdapterUser,
   CompleteAdapter,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import { commandsOf, type RedisClientLike, type Script, text, texts } from "./client.js";
 import { keyLayout } from "./keys.js";
 import {
@@ -165,7 +165,7 @@ async function optimistic<T>(what: string, attempt: () => Promise<T | typeof CON
  * @example
  * ```ts
  * import { Redis } from "ioredis"
- * import { RedisAdapter } from "@gatehouse/redis-adapter"
+ * import { RedisAdapter } from "@gatehousejs/redis-adapter"
  *
  * const redis = new Redis(process.env.REDIS_URL)
  * const response = await Auth(request, { adapter: RedisAdapter(redis), providers, ... })

@@ -4,7 +4,7 @@
  * clock); the key expires at that same moment, so an ended counter is gone from Redis by itself
  * and costs nothing to keep. A hit is one script: atomic, one round trip.
  */
-import type { RateLimitCount, RateLimitStore } from "@gatehouse/core/types";
+import type { RateLimitCount, RateLimitStore } from "@gatehousejs/core/types";
 import { commandsOf, type RedisClientLike, script } from "./client.js";
 
 /** Options of {@link RedisRateLimitStore}. */
@@ -78,8 +78,8 @@ function countOf(reply: unknown): RateLimitCount | null {
  *
  * @example
  * ```ts
- * import type { AuthConfig } from "@gatehouse/core";
- * import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
+ * import type { AuthConfig } from "@gatehousejs/core";
+ * import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
  * import { Redis } from "ioredis";
  *
  * const redis = new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379");

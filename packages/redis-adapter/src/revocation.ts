@@ -9,7 +9,7 @@
  * - `jwt-sessions:<userId>:expiry`: a sorted set, session id → expiry (ms), to drop expired
  *   records lazily.
  */
-import type { RevocationSessionRecord, RevocationStore } from "@gatehouse/core/types";
+import type { RevocationSessionRecord, RevocationStore } from "@gatehousejs/core/types";
 import { commandsOf, type RedisClientLike, script, text, texts } from "./client.js";
 import { LUA_KEYS, segment } from "./keys.js";
 import { decode, encode } from "./serialize.js";
@@ -140,8 +140,8 @@ function expiryMs(expires: Date, what: string): number {
  *
  * @example
  * ```ts
- * import type { AuthConfig } from "@gatehouse/core";
- * import { RedisRevocationStore } from "@gatehouse/redis-adapter";
+ * import type { AuthConfig } from "@gatehousejs/core";
+ * import { RedisRevocationStore } from "@gatehousejs/redis-adapter";
  * import { Redis } from "ioredis";
  *
  * const store = RedisRevocationStore(new Redis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379"));

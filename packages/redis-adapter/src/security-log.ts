@@ -2,7 +2,7 @@
  * The security activity log on Redis: one sorted set of events per user (scored by time, so a
  * page is one `ZREVRANGEBYSCORE`) and one sorted set of users by their latest event, for pruning.
  */
-import type { SecurityEvent, SecurityEventStore, SecurityEventType } from "@gatehouse/core/types";
+import type { SecurityEvent, SecurityEventStore, SecurityEventType } from "@gatehousejs/core/types";
 import { commandsOf, type RedisClientLike, script, texts } from "./client.js";
 import { segment } from "./keys.js";
 
@@ -59,7 +59,7 @@ function toEvent(member: string): SecurityEvent {
  *
  * @example
  * ```ts
- * import { RedisSecurityEventStore } from "@gatehouse/redis-adapter";
+ * import { RedisSecurityEventStore } from "@gatehousejs/redis-adapter";
  * import { Redis } from "ioredis";
  *
  * const securityLog = { store: RedisSecurityEventStore(new Redis()), retentionDays: 90 };

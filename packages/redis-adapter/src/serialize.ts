@@ -2,7 +2,7 @@
  * Rows are stored as JSON. Dates become ISO 8601 strings (`Date#toJSON`) and come back as Dates;
  * numbers such as an account's `expires_at` stay numbers.
  */
-import { isDate } from "@gatehouse/core/adapters";
+import { isDate } from "@gatehousejs/core/adapters";
 
 // The contract's date fields: revived from any ISO 8601 string.
 const DATE_FIELDS = new Set(["emailVerified", "expires", "createdAt", "lastSeenAt"]);

@@ -1,4 +1,4 @@
-import { runAdapterTests } from "@gatehouse/adapter-test";
+import { runAdapterTests } from "@gatehousejs/adapter-test";
 import { describe } from "vitest";
 import { RedisAdapter } from "../src/index.js";
 import { deleteKeysUnder, ioredis, readers, redisUnavailable, uniquePrefix } from "./support.js";

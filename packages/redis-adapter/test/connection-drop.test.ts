@@ -7,9 +7,9 @@
  * server (`CLIENT PAUSE … WRITE` holds every script), waits until the adapter's command is held,
  * kills the adapter's connection (found by its `CLIENT SETNAME` name) and lifts the pause.
  */
-import { Auth } from "@gatehouse/core";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import type { RedisOptions } from "ioredis";
 import { createClient } from "redis";
 import { afterAll, describe, expect, test } from "vitest";

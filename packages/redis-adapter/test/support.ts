@@ -2,14 +2,14 @@
  * Shared by the test files: finding the Redis server, a key prefix per file, direct readers of
  * the stored rows, and cleaning up.
  */
-import type { AdapterTestDb } from "@gatehouse/adapter-test";
+import type { AdapterTestDb } from "@gatehousejs/adapter-test";
 import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import { Redis, type RedisOptions } from "ioredis";
 import { keyLayout } from "../src/keys.js";
 import { decodeOrNull } from "../src/serialize.js";

@@ -1,5 +1,5 @@
 /**
- * The adapter contract of `@gatehouse/core`, for SolidStart apps that write or type an adapter.
+ * The adapter contract of `@gatehousejs/core`, for SolidStart apps that write or type an adapter.
  * @module
  */
 export type {
@@ -11,5 +11,5 @@ export type {
   AdapterUser,
   CompleteAdapter,
   VerificationToken,
-} from "@gatehouse/core/adapters";
-export { isDate } from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
+export { isDate } from "@gatehousejs/core/adapters";

@@ -15,8 +15,8 @@ export {
   type RevokeUserSessionsOptions,
   revokeSession,
   revokeUserSessions,
-} from "@gatehouse/core";
-export { AuthError, CredentialsSignin, RefreshTokenError } from "@gatehouse/core/errors";
+} from "@gatehousejs/core";
+export { AuthError, CredentialsSignin, RefreshTokenError } from "@gatehousejs/core/errors";
 export type {
   Account,
   AdapterUser,
@@ -40,7 +40,7 @@ export type {
   SessionOptions,
   Theme,
   User,
-} from "@gatehouse/core/types";
+} from "@gatehousejs/core/types";
 export { DEFAULT_PREFIX, type SolidAuthConfig } from "./server/config.js";
 export {
   SolidAuth,

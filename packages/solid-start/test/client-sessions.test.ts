@@ -1,14 +1,14 @@
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { MemoryRevocationStore } from "@gatehouse/core/revocation/memory";
-import type { SolidAuthConfig } from "@gatehouse/solid-start";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import type { SolidAuthConfig } from "@gatehousejs/solid-start";
 import {
   configureClient,
   createSession,
   listSessions,
   revokeSessions,
   signIn,
-} from "@gatehouse/solid-start/client";
-import Credentials from "@gatehouse/solid-start/providers/credentials";
+} from "@gatehousejs/solid-start/client";
+import Credentials from "@gatehousejs/solid-start/providers/credentials";
 import { createRoot } from "solid-js";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { fakeBrowser, type Sent } from "./fake-browser.js";

@@ -1,6 +1,6 @@
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { configureClient, createSession, signIn, signOut } from "@gatehouse/solid-start/client";
-import Email from "@gatehouse/solid-start/providers/email";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { configureClient, createSession, signIn, signOut } from "@gatehousejs/solid-start/client";
+import Email from "@gatehousejs/solid-start/providers/email";
 import { createMemo, createRoot, createSignal } from "solid-js";
 import { isServer } from "solid-js/web";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";

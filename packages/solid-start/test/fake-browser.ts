@@ -2,7 +2,7 @@
  * A fake browser for the client tests: \`fetch\` and \`location\` stubbed, requests handed to a
  * real SolidAuth handler with a cookie jar.
  */
-import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
+import { SolidAuth, type SolidAuthConfig } from "@gatehousejs/solid-start";
 import { vi } from "vitest";
 import { Jar, ORIGIN } from "./support.js";
 

@@ -1,6 +1,6 @@
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
-import Passkey from "@gatehouse/solid-start/providers/passkey";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { SolidAuth, type SolidAuthConfig } from "@gatehousejs/solid-start";
+import Passkey from "@gatehousejs/solid-start/providers/passkey";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {
   alice,

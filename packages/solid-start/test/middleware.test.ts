@@ -1,5 +1,5 @@
-import { encode } from "@gatehouse/core/jwt";
-import { authMiddleware, type SolidAuthConfig } from "@gatehouse/solid-start";
+import { encode } from "@gatehousejs/core/jwt";
+import { authMiddleware, type SolidAuthConfig } from "@gatehousejs/solid-start";
 import { describe, expect, test, vi } from "vitest";
 import { canonicalPath, compilePattern, isAssetPath, matchesPattern } from "../src/server/paths.js";
 import {

@@ -67,7 +67,7 @@ describe("the exports map", () => {
     }
   });
 
-  test("one subpath per provider of @gatehouse/core, and the adapters and client entries", () => {
+  test("one subpath per provider of @gatehousejs/core, and the adapters and client entries", () => {
     const coreProviders = Object.keys(core.exports).filter((k) => k.startsWith("./providers/"));
     const ours = Object.keys(pkg.exports).filter((k) => k.startsWith("./providers/"));
     expect(ours.sort()).toEqual(coreProviders.sort());
@@ -82,7 +82,7 @@ describe("the exports map", () => {
 
   test("peers: solid-js required, the router and SolidStart optional; no side effects", () => {
     expect(Object.keys(pkg.peerDependencies).sort()).toEqual([
-      "@gatehouse/core",
+      "@gatehousejs/core",
       "@solidjs/router",
       "@solidjs/start",
       "solid-js",

@@ -2,7 +2,7 @@
  * SolidStart hands core the event's socket address for its rate limits, when the app set no other
  * way to find the client and the peer is a public address.
  */
-import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
+import { SolidAuth, type SolidAuthConfig } from "@gatehousejs/solid-start";
 import { describe, expect, test } from "vitest";
 import { isPublicAddress } from "../src/server/client-address.js";
 import {

@@ -1,10 +1,10 @@
-import { encode } from "@gatehouse/core/jwt";
+import { encode } from "@gatehousejs/core/jwt";
 import {
   getSession,
   requireSession,
   SolidAuth,
   type SolidAuthConfig,
-} from "@gatehouse/solid-start";
+} from "@gatehousejs/solid-start";
 import { provideRequestEvent } from "solid-js/web/storage";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import {

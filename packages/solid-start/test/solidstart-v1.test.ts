@@ -3,8 +3,8 @@
  * `@solidjs/start/middleware` on a real h3 app (vinxi/http), so events are SolidStart's
  * `FetchEvent`s and their response headers its proxy onto the h3 response.
  */
-import { encode } from "@gatehouse/core/jwt";
-import { authMiddleware, getSession, SolidAuth } from "@gatehouse/solid-start";
+import { encode } from "@gatehousejs/core/jwt";
+import { authMiddleware, getSession, SolidAuth } from "@gatehousejs/solid-start";
 import { createMiddleware } from "@solidjs/start/middleware";
 import type { FetchEvent } from "@solidjs/start/server";
 import { provideRequestEvent } from "solid-js/web/storage";

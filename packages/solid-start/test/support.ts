@@ -2,8 +2,8 @@
  * Shared pieces of the SolidStart tests: configurations, a cookie jar, and events shaped as
  * SolidStart 1.x (vinxi/h3 v1) and 2.x (h3 v2) hand them to route handlers and middleware.
  */
-import type { SolidAuthConfig, User } from "@gatehouse/solid-start";
-import Credentials from "@gatehouse/solid-start/providers/credentials";
+import type { SolidAuthConfig, User } from "@gatehousejs/solid-start";
+import Credentials from "@gatehousejs/solid-start/providers/credentials";
 import { vi } from "vitest";
 
 export const SECRET = "solid-start-test-secret-0123456789-abcdef";

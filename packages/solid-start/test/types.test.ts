@@ -2,7 +2,7 @@
  * The public types: no `any` anywhere a user touches, events typed by what is read, and the
  * handlers fit SolidStart's own types (checked by tsc over this file; the runtime part is small).
  */
-import type { Session } from "@gatehouse/core/types";
+import type { Session } from "@gatehousejs/core/types";
 import {
   type AuthMiddlewareHandler,
   authMiddleware,
@@ -12,7 +12,7 @@ import {
   type SolidAuthConfig,
   type SolidAuthEvent,
   type User,
-} from "@gatehouse/solid-start";
+} from "@gatehousejs/solid-start";
 import {
   createSession,
   listSessions,
@@ -26,7 +26,7 @@ import {
   type SignOutResult,
   signIn,
   signOut,
-} from "@gatehouse/solid-start/client";
+} from "@gatehousejs/solid-start/client";
 import type { createMiddleware } from "@solidjs/start/middleware";
 import type { APIEvent, FetchEvent } from "@solidjs/start/server";
 import { describe, expect, expectTypeOf, test } from "vitest";

@@ -3,11 +3,11 @@
  * way an app would, waits for the shared start time, calls getAccessToken once and prints the
  * result (or the error's name) as one JSON line. Bundled and run by access-token-stores.test.ts.
  */
-import { getAccessToken } from "@gatehouse/core";
-import type { Adapter } from "@gatehouse/core/adapters";
-import OIDC from "@gatehouse/core/providers/oidc";
-import { PostgresAdapter } from "@gatehouse/pg-adapter";
-import { RedisAdapter } from "@gatehouse/redis-adapter";
+import { getAccessToken } from "@gatehousejs/core";
+import type { Adapter } from "@gatehousejs/core/adapters";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import { PostgresAdapter } from "@gatehousejs/pg-adapter";
+import { RedisAdapter } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 

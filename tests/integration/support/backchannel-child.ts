@@ -4,12 +4,12 @@
  * the logout tokens it is given to `Auth()` in order and prints their HTTP statuses as one JSON
  * line. Bundled and run by backchannel-replay-stores.test.ts.
  */
-import { Auth } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import OIDC from "@gatehouse/core/providers/oidc";
-import type { AuthConfig, RateLimitStore } from "@gatehouse/core/types";
-import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
-import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
+import { Auth } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig, RateLimitStore } from "@gatehousejs/core/types";
+import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
+import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 

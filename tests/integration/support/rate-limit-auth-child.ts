@@ -6,9 +6,9 @@
  * and `Retry-After` as one JSON line. `SEQUENTIAL=1` sends them one after another, otherwise all
  * at once. Bundled and run by rate-limit-stores.test.ts.
  */
-import type { RateLimitStore } from "@gatehouse/core/types";
-import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
-import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
+import type { RateLimitStore } from "@gatehousejs/core/types";
+import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
+import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 import { type SignInAnswer, signIn, signInConfig } from "./rate-limit-signin.js";

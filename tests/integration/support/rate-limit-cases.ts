@@ -5,7 +5,7 @@
  * block; each case uses keys of its own, so the cases may share one store.
  */
 import { randomUUID } from "node:crypto";
-import type { RateLimitStore } from "@gatehouse/core/types";
+import type { RateLimitStore } from "@gatehousejs/core/types";
 import { expect, test } from "vitest";
 
 const MINUTE = 60_000;

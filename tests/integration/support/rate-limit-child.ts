@@ -3,9 +3,9 @@
  * way an app would, waits for the shared start time, hits one key `HITS` times (all at once) and
  * prints the counts it got as one JSON line. Bundled and run by rate-limit-stores.test.ts.
  */
-import type { RateLimitStore } from "@gatehouse/core/types";
-import { PostgresRateLimitStore } from "@gatehouse/pg-adapter";
-import { RedisRateLimitStore } from "@gatehouse/redis-adapter";
+import type { RateLimitStore } from "@gatehousejs/core/types";
+import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
+import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
 

@@ -3,9 +3,9 @@
  * tests: the app (alice / wonderland) with `rateLimit` on a given store, and the client address
  * taken from a test header through the documented `clientAddress` hook.
  */
-import { Auth } from "@gatehouse/core";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig, RateLimitOptions, RateLimitStore } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig, RateLimitOptions, RateLimitStore } from "@gatehousejs/core/types";
 
 const ORIGIN = "http://localhost:3000";
 

@@ -1,7 +1,7 @@
 /**
  * A SolidStart 2 app: Vite 8 with the SolidStart plugin and Nitro 3 for the Node server.
  *
- * `@gatehouse/*` is not a dependency of this fixture: it resolves, as Node resolves any package,
+ * `@gatehousejs/*` is not a dependency of this fixture: it resolves, as Node resolves any package,
  * by walking up to the repository's node_modules, where npm's workspace links point at
  * packages/*. Their "default" export condition is the built dist (the repository's vitest
  * "gatehouse-source" condition is not set here), so the app runs what `npm run build` made.

@@ -1,4 +1,4 @@
-import { signOut } from "@gatehouse/solid-start/client";
+import { signOut } from "@gatehousejs/solid-start/client";
 
 /**
  * Ends the session (POST /api/auth/signout) and comes back to the home page. `federated`: signs

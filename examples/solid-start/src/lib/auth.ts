@@ -2,13 +2,13 @@
  * The app's Gatehouse configuration, shared by the auth route, the pages and the middleware.
  * Server-only: the password check, the database and the secrets live here.
  */
-import { PostgresAdapter } from "@gatehouse/pg-adapter";
-import type { SolidAuthConfig } from "@gatehouse/solid-start";
-import Credentials from "@gatehouse/solid-start/providers/credentials";
-import Nodemailer from "@gatehouse/solid-start/providers/nodemailer";
-import OIDC from "@gatehouse/solid-start/providers/oidc";
-import Passkey from "@gatehouse/solid-start/providers/passkey";
-import TikTok from "@gatehouse/solid-start/providers/tiktok";
+import { PostgresAdapter } from "@gatehousejs/pg-adapter";
+import type { SolidAuthConfig } from "@gatehousejs/solid-start";
+import Credentials from "@gatehousejs/solid-start/providers/credentials";
+import Nodemailer from "@gatehousejs/solid-start/providers/nodemailer";
+import OIDC from "@gatehousejs/solid-start/providers/oidc";
+import Passkey from "@gatehousejs/solid-start/providers/passkey";
+import TikTok from "@gatehousejs/solid-start/providers/tiktok";
 import { db, revocationStore, securityEventStore } from "./db";
 import { hashPassword, needsRehash, verifyPassword } from "./password";
 

@@ -1,7 +1,7 @@
 /**
  * The app's database: embedded PGlite under `.data/pglite` by default, or the PostgreSQL server
  * of `DATABASE_URL`. Opened and migrated once per process, on first use (the server warms it at
- * start-up): Gatehouse's tables through @gatehouse/pg-adapter (the adapter's, the revocation
+ * start-up): Gatehouse's tables through @gatehousejs/pg-adapter (the adapter's, the revocation
  * store's and the security log's), then the app's own table of password hashes, then (in demo
  * mode only) the demo user.
  */
@@ -11,7 +11,7 @@ import {
   PostgresRevocationStore,
   PostgresSecurityEventStore,
   type Queryable,
-} from "@gatehouse/pg-adapter";
+} from "@gatehousejs/pg-adapter";
 import { isDemo } from "./env";
 import { hashPassword } from "./password";
 

@@ -3,4 +3,4 @@
  * (`scrypt$<salt>$<hash>`) still verify, and are replaced at the user's next sign-in (see
  * `checkPassword` in ./auth.ts).
  */
-export { hashPassword, needsRehash, verifyPassword } from "@gatehouse/core/password";
+export { hashPassword, needsRehash, verifyPassword } from "@gatehousejs/core/password";

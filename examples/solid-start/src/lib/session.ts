@@ -8,7 +8,7 @@ import {
   getSession,
   listSecurityEvents,
   requireSession,
-} from "@gatehouse/solid-start";
+} from "@gatehousejs/solid-start";
 import { query } from "@solidjs/router";
 import { getRequestEvent } from "solid-js/web";
 import { authConfig } from "./auth";

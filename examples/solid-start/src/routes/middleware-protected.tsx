@@ -1,4 +1,4 @@
-import { createSession } from "@gatehouse/solid-start/client";
+import { createSession } from "@gatehousejs/solid-start/client";
 import { Show } from "solid-js";
 
 /**

@@ -1,4 +1,4 @@
-import { createSession } from "@gatehouse/solid-start/client";
+import { createSession } from "@gatehousejs/solid-start/client";
 import { createSignal, Match, Switch } from "solid-js";
 
 /** Updates the session from the browser: `update({ name })` is `POST /api/auth/session`. */

@@ -1,5 +1,5 @@
-import type { SessionInfo } from "@gatehouse/solid-start/client";
-import { listSessions, revokeSessions } from "@gatehouse/solid-start/client";
+import type { SessionInfo } from "@gatehousejs/solid-start/client";
+import { listSessions, revokeSessions } from "@gatehousejs/solid-start/client";
 import { createSignal, For, Match, onMount, Show, Switch } from "solid-js";
 
 function when(iso: string | null): string {

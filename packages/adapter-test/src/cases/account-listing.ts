@@ -5,7 +5,7 @@
  * mailbox; an extra one only refuses a link.
  */
 
-import type { AdapterAccount } from "@gatehouse/core/adapters";
+import type { AdapterAccount } from "@gatehousejs/core/adapters";
 import { expect } from "vitest";
 import { accountKey, type Context, expectRow, type Group } from "../context.js";
 

@@ -1,4 +1,4 @@
-import type { AdapterAccount, AdapterUser } from "@gatehouse/core/adapters";
+import type { AdapterAccount, AdapterUser } from "@gatehousejs/core/adapters";
 import { expect } from "vitest";
 import {
   accountKey,

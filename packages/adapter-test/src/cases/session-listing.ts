@@ -5,7 +5,7 @@
  * calls one of the two methods, so an adapter written for Auth.js (which has neither) skips them
  * all with the reason printed.
  */
-import type { AdapterSession } from "@gatehouse/core/adapters";
+import type { AdapterSession } from "@gatehousejs/core/adapters";
 import { expect } from "vitest";
 import { type Context, dateFromNow, expectRow, type Group } from "../context.js";
 

@@ -277,8 +277,8 @@ function unbuildable(logger: LoggerInstance, cause: unknown): Response {
  *
  * @example
  * ```ts
- * import { Auth } from "@gatehouse/core";
- * import Credentials from "@gatehouse/core/providers/credentials";
+ * import { Auth } from "@gatehousejs/core";
+ * import Credentials from "@gatehousejs/core/providers/credentials";
  *
  * const config = { secret: process.env.AUTH_SECRET, trustHost: true, providers: [Credentials({ ... })] };
  * export default { fetch: (request: Request) => Auth(request, config) };

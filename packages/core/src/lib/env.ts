@@ -125,7 +125,7 @@ export function setEnvDefaults(
  *
  * @example
  * ```ts
- * import { createActionURL } from "@gatehouse/core";
+ * import { createActionURL } from "@gatehousejs/core";
  *
  * const headers = new Headers({ host: "example.com" });
  * const url = createActionURL("signout", "https", headers, {}, { basePath: "/api/auth" });

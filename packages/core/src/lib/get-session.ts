@@ -32,7 +32,7 @@ export interface GetSessionOptions {
  *
  * @example
  * ```ts
- * import { getSession } from "@gatehouse/core";
+ * import { getSession } from "@gatehousejs/core";
  *
  * const config = { secret: "a-long-random-secret-of-32-chars!", trustHost: true, providers: [] };
  * const request = new Request("http://localhost:3000/", { headers: { cookie: "" } });

@@ -52,7 +52,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Auth0 from "@gatehouse/core/providers/auth0";
+ * import Auth0 from "@gatehousejs/core/providers/auth0";
  *
  * const provider = Auth0({ issuer: "https://example.eu.auth0.com/" });
  * ```

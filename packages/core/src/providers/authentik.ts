@@ -52,7 +52,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Authentik from "@gatehouse/core/providers/authentik";
+ * import Authentik from "@gatehousejs/core/providers/authentik";
  *
  * const provider = Authentik({ issuer: "https://auth.example.com/application/o/my-app/" });
  * ```

@@ -68,7 +68,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Cognito from "@gatehouse/core/providers/cognito";
+ * import Cognito from "@gatehousejs/core/providers/cognito";
  *
  * const provider = Cognito({ issuer: "https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123" });
  * ```

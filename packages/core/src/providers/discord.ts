@@ -78,7 +78,7 @@ export function discordAvatarUrl(
  *
  * @example
  * ```ts
- * import Discord from "@gatehouse/core/providers/discord";
+ * import Discord from "@gatehousejs/core/providers/discord";
  *
  * const provider = Discord({ scope: "identify email guilds" });
  * ```

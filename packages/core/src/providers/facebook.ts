@@ -67,7 +67,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Facebook from "@gatehouse/core/providers/facebook";
+ * import Facebook from "@gatehousejs/core/providers/facebook";
  *
  * const provider = Facebook({ fields: ["id", "name", "email", "picture.width(256)"] });
  * ```

@@ -192,7 +192,7 @@ function githubFetch(urls: { web: string; api: string }, next: typeof fetch): ty
  *
  * @example
  * ```ts
- * import GitHub from "@gatehouse/core/providers/github";
+ * import GitHub from "@gatehousejs/core/providers/github";
  *
  * const dotCom = GitHub();
  * const server = GitHub({ enterprise: { baseUrl: "https://github.example.com" } });

@@ -66,7 +66,7 @@ const logo =
  *
  * @example
  * ```ts
- * import GitLab from "@gatehouse/core/providers/gitlab";
+ * import GitLab from "@gatehousejs/core/providers/gitlab";
  *
  * const selfManaged = GitLab({ issuer: "https://gitlab.example.com" });
  * ```

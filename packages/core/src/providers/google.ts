@@ -58,7 +58,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Google from "@gatehouse/core/providers/google";
+ * import Google from "@gatehousejs/core/providers/google";
  *
  * const provider = Google({
  *   authorization: {

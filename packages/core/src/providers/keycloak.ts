@@ -53,7 +53,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Keycloak from "@gatehouse/core/providers/keycloak";
+ * import Keycloak from "@gatehousejs/core/providers/keycloak";
  *
  * const provider = Keycloak({ issuer: "https://sso.example.com/realms/staff" });
  * ```

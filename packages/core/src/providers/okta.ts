@@ -58,7 +58,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Okta from "@gatehouse/core/providers/okta";
+ * import Okta from "@gatehousejs/core/providers/okta";
  *
  * const provider = Okta({ issuer: "https://example.okta.com/oauth2/default" });
  * ```

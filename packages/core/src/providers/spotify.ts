@@ -68,7 +68,7 @@ function largest(images: SpotifyImage[] | undefined): string | null {
  *
  * @example
  * ```ts
- * import Spotify from "@gatehouse/core/providers/spotify";
+ * import Spotify from "@gatehousejs/core/providers/spotify";
  *
  * const provider = Spotify({ scope: "user-read-email user-read-private" });
  * ```

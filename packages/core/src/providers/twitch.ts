@@ -96,7 +96,7 @@ async function twitchFetch(
  *
  * @example
  * ```ts
- * import Twitch from "@gatehouse/core/providers/twitch";
+ * import Twitch from "@gatehousejs/core/providers/twitch";
  *
  * const provider = Twitch({ scope: "openid user:read:email user:read:follows" });
  * ```

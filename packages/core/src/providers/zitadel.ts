@@ -59,7 +59,7 @@ const logo =
  *
  * @example
  * ```ts
- * import Zitadel from "@gatehouse/core/providers/zitadel";
+ * import Zitadel from "@gatehousejs/core/providers/zitadel";
  *
  * const provider = Zitadel({ issuer: "https://example-abc123.zitadel.cloud" });
  * ```

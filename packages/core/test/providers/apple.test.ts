@@ -5,16 +5,16 @@
  * secret signed by the team's key, and an identity token with Apple's claims. Also the client
  * secret maker on its own (claims, header, caching, renewal) and the profile mapping.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Apple, {
   APPLE_ISSUER,
   APPLE_MAX_SECRET_TTL,
   type AppleOptions,
   type AppleProfile,
   createAppleClientSecret,
-} from "@gatehouse/core/providers/apple";
-import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/apple";
+import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import {
   decodeProtectedHeader,
   exportPKCS8,

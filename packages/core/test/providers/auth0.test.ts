@@ -3,9 +3,9 @@
  * (`https://gatehouse-test.eu.auth0.com/`): discovery, `/authorize`, `/oauth/token` with the
  * secret in the body (Auth0's default for Regular Web Applications), and ID token claims.
  */
-import { customFetch } from "@gatehouse/core";
-import Auth0, { type Auth0Options, type Auth0Profile } from "@gatehouse/core/providers/auth0";
-import type { OAuthConfig } from "@gatehouse/core/types";
+import { customFetch } from "@gatehousejs/core";
+import Auth0, { type Auth0Options, type Auth0Profile } from "@gatehousejs/core/providers/auth0";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { signIn } from "../support/provider-flow.js";

@@ -7,8 +7,8 @@
 import Authentik, {
   type AuthentikOptions,
   type AuthentikProfile,
-} from "@gatehouse/core/providers/authentik";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/authentik";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
 import { loggedErrors } from "../support/oauth-flow.js";
 import { signIn } from "../support/provider-flow.js";

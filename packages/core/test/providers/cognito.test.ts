@@ -7,8 +7,8 @@
 import Cognito, {
   type CognitoOptions,
   type CognitoProfile,
-} from "@gatehouse/core/providers/cognito";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/cognito";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
 import * as fixtures from "./fixtures/cognito.js";
 import { issuerProviderSuite } from "./fixtures/oidc-issuer-suite.js";

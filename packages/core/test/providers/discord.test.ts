@@ -4,14 +4,14 @@
  * `iss` Discord adds to its redirect (RFC 9207), and `/api/v10/users/@me` with the `email` scope
  * deciding whether `email` and `verified` are sent.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Discord, {
   type DiscordOptions,
   type DiscordProfile,
   discordAvatarUrl,
-} from "@gatehouse/core/providers/discord";
-import type { Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/discord";
+import type { Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";

@@ -3,14 +3,14 @@
  * versioned login dialog) and graph.facebook.com (the versioned token endpoint and `GET /me`
  * with its `fields` parameter), answering errors in the Graph API's own shape.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Facebook, {
   FACEBOOK_GRAPH_VERSION,
   type FacebookOptions,
   type FacebookProfile,
-} from "@gatehouse/core/providers/facebook";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/facebook";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";

@@ -4,16 +4,16 @@
  * errors as HTTP 200 with an `error` field), the REST API's rules (Bearer token, a User-Agent,
  * `/user/emails` only with the `user:email` scope), and GitHub Enterprise Server's `/api/v3`.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import GitHub, {
   type GitHubEmail,
   type GitHubOptions,
   type GitHubProfile,
   githubUrls,
   primaryVerifiedEmail,
-} from "@gatehouse/core/providers/github";
-import type { Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/github";
+import type { Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";

@@ -4,14 +4,14 @@
  * `created_at`), an ID token with GitLab's short claim list, and the profile from
  * `/oauth/userinfo`, whose subject must match the ID token's.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import GitLab, {
   GITLAB_ISSUER,
   type GitLabOptions,
   type GitLabProfile,
-} from "@gatehouse/core/providers/gitlab";
-import type { Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/gitlab";
+import type { Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";

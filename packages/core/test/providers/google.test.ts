@@ -4,14 +4,14 @@
  * www.googleapis.com, RS256 ID tokens whose claims follow the granted scopes, the extra
  * parameters Google adds to its redirect, and a refresh token only for offline access.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Google, {
   GOOGLE_ISSUER,
   type GoogleOptions,
   type GoogleProfile,
-} from "@gatehouse/core/providers/google";
-import type { Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/google";
+import type { Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors, signInError } from "../support/oauth-flow.js";

@@ -6,8 +6,8 @@
 import Keycloak, {
   type KeycloakOptions,
   type KeycloakProfile,
-} from "@gatehouse/core/providers/keycloak";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/keycloak";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
 import { expectFailedSignIn, signIn } from "../support/provider-flow.js";
 import * as fixtures from "./fixtures/keycloak.js";

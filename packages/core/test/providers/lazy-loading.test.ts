@@ -69,7 +69,7 @@ const hooks = `data:text/javascript,${encodeURIComponent(
 async function providerModulesLoadedBy(id: string): Promise<string[]> {
   // The factory's own checks (a missing option, say) may throw: what it loads is the point.
   const script = `
-    const module = await import("@gatehouse/core/providers/${id}");
+    const module = await import("@gatehousejs/core/providers/${id}");
     if (typeof module.default !== "function") throw new Error("no default export");
     try { module.default({}); } catch {}
     process.stderr.write("IMPORTED\\n");

@@ -4,14 +4,14 @@
  * request with state (LinkedIn offers no PKCE to web apps), the secret in the token request's
  * body, the member's claims in the ID token, and LinkedIn's error answers.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import LinkedIn, {
   LINKEDIN_ISSUER,
   type LinkedInOptions,
   type LinkedInProfile,
-} from "@gatehouse/core/providers/linkedin";
-import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/linkedin";
+import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import { expectNoSessionCookie, loggedErrors, signInError } from "../support/oauth-flow.js";

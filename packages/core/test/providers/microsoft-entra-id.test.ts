@@ -5,14 +5,14 @@
  * secret in the token request's body, ID tokens whose `iss` must be the template with their own
  * `tid`, and the optional profile photo from Graph as a `data:` URL.
  */
-import { customFetch } from "@gatehouse/core";
+import { customFetch } from "@gatehousejs/core";
 import MicrosoftEntraID, {
   entraIssuer,
   entraPhoto,
   type MicrosoftEntraIDOptions,
   type MicrosoftEntraIDProfile,
-} from "@gatehouse/core/providers/microsoft-entra-id";
-import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/microsoft-entra-id";
+import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import { decodeJwt } from "jose";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import {

@@ -3,8 +3,8 @@
  * (`https://gatehouse-test.okta.com/oauth2/default`): discovery, `/v1/authorize`, `/v1/token`
  * with HTTP Basic client authentication, and ID token claims.
  */
-import Okta, { type OktaOptions, type OktaProfile } from "@gatehouse/core/providers/okta";
-import type { OAuthConfig } from "@gatehouse/core/types";
+import Okta, { type OktaOptions, type OktaProfile } from "@gatehousejs/core/providers/okta";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
 import { issuerProviderSuite } from "./fixtures/oidc-issuer-suite.js";
 import * as fixtures from "./fixtures/okta.js";

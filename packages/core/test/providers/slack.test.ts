@@ -4,15 +4,15 @@
  * secret in the body and Slack's errors (HTTP 200 with `ok: false`), the ID token's claims, and the
  * picture from `openid.connect.userInfo` when the ID token has none.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Slack, {
   SLACK_ISSUER,
   type SlackOptions,
   type SlackProfile,
   slackPicture,
-} from "@gatehouse/core/providers/slack";
-import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/slack";
+import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import { expectNoSessionCookie, loggedErrors, signInError } from "../support/oauth-flow.js";

@@ -3,13 +3,13 @@
  * with PKCE, `/api/token` with HTTP Basic client authentication) and api.spotify.com (`/v1/me`,
  * whose fields depend on the granted scopes), with Spotify's error shapes.
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Spotify, {
   type SpotifyOptions,
   type SpotifyProfile,
-} from "@gatehouse/core/providers/spotify";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/spotify";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";

@@ -4,14 +4,14 @@
  * `client_secret_post` at `/oauth2/token`, Twitch's token answer (`scope` as an array) and its
  * error shape (`{ status, message }`).
  */
-import { customFetch } from "@gatehouse/core";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
+import { customFetch } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Twitch, {
   TWITCH_ISSUER,
   type TwitchOptions,
   type TwitchProfile,
-} from "@gatehouse/core/providers/twitch";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/twitch";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors } from "../support/oauth-flow.js";

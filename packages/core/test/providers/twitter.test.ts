@@ -4,15 +4,15 @@
  * `client_secret_basic`, and `GET /2/users/me` answering only the `user.fields` asked for,
  * refusing `confirmed_email` without the `users.email` scope, in X's problem-details error shape.
  */
-import { customFetch } from "@gatehouse/core";
+import { customFetch } from "@gatehousejs/core";
 import Twitter, {
   DEFAULT_TWITTER_SCOPE,
   type TwitterOptions,
   type TwitterProfile,
   type TwitterUser,
   twitterUserFields,
-} from "@gatehouse/core/providers/twitter";
-import type { AuthConfig, OAuthConfig, Provider } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/twitter";
+import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, expectTypeOf, test, vi } from "vitest";
 import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import { expectNoSessionCookie, loggedErrors, signInError } from "../support/oauth-flow.js";

@@ -3,12 +3,12 @@
  * (`https://gatehouse-test-abc123.zitadel.cloud`) whose ID tokens carry only `sub` (the default:
  * "User Info inside ID Token" off): the name, email and picture come from `/oidc/v1/userinfo`.
  */
-import { customFetch } from "@gatehouse/core";
+import { customFetch } from "@gatehousejs/core";
 import Zitadel, {
   type ZitadelOptions,
   type ZitadelProfile,
-} from "@gatehouse/core/providers/zitadel";
-import type { OAuthConfig } from "@gatehouse/core/types";
+} from "@gatehousejs/core/providers/zitadel";
+import type { OAuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, expectTypeOf, test } from "vitest";
 import { ORIGIN } from "../helpers.js";
 import { loggedErrors, signInError } from "../support/oauth-flow.js";

@@ -2,7 +2,7 @@
  * Following an emailed sign-in link as a browser does: the `GET` answers the confirmation page
  * (scanner-safe links, the default), and its one button posts the form it holds.
  */
-import type { AuthConfig } from "@gatehouse/core/types";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { type Jar, ORIGIN, send } from "../helpers.js";
 
 /** The `action` and the hidden fields of the first form of an HTML page. */

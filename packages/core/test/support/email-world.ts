@@ -2,9 +2,9 @@
  * An email provider that hands its links to the test, in a configuration with the memory adapter:
  * the setting the linking suites share.
  */
-import type { Adapter } from "@gatehouse/core/adapters";
-import { MemoryAdapter } from "@gatehouse/core/adapters/memory";
-import type { AuthConfig, EmailConfig, Provider } from "@gatehouse/core/types";
+import type { Adapter } from "@gatehousejs/core/adapters";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import type { AuthConfig, EmailConfig, Provider } from "@gatehousejs/core/types";
 import { expect } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "../helpers.js";
 import { followLink } from "./email-link.js";

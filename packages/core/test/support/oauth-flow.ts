@@ -3,8 +3,8 @@
  * sign-in form, follow the provider's redirects, and hand the provider's answer to the callback.
  */
 import { createServer } from "node:net";
-import OIDC from "@gatehouse/core/providers/oidc";
-import type { AuthConfig, LoggerInstance, OAuthConfig } from "@gatehouse/core/types";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig, LoggerInstance, OAuthConfig } from "@gatehousejs/core/types";
 import { expect, type Mock } from "vitest";
 import { type Jar, ORIGIN, send, setCookies } from "../helpers.js";
 import { authorize, type OidcServer } from "./oidc-server.js";

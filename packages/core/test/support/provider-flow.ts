@@ -16,7 +16,7 @@
  * When Gatehouse does not redirect to the provider (a misconfiguration, a discovery failure), the
  * sign-in response itself is returned with `answer` undefined, so the test can assert on it.
  */
-import type { AuthConfig, Provider } from "@gatehouse/core/types";
+import type { AuthConfig, Provider } from "@gatehousejs/core/types";
 import { expect } from "vitest";
 import { Jar, ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import {

@@ -2,9 +2,9 @@
  * The provider imitation itself: it enforces what it says it enforces, so a provider test that
  * passes against it proves something.
  */
-import { customFetch } from "@gatehouse/core";
-import OIDC from "@gatehouse/core/providers/oidc";
-import type { AuthConfig, OAuthConfig } from "@gatehouse/core/types";
+import { customFetch } from "@gatehousejs/core";
+import OIDC from "@gatehousejs/core/providers/oidc";
+import type { AuthConfig, OAuthConfig } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { ORIGIN, recordingLogger, SECRET } from "../helpers.js";
 import { expectNoSessionCookie, signInError } from "./oauth-flow.js";

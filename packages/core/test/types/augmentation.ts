@@ -3,7 +3,7 @@
  * property `DefaultSession` already has is redeclared narrower, and the new fields reach the
  * `session` and `jwt` callbacks, the `session` event and what the JWT helpers return.
  */
-import { decode, getToken } from "@gatehouse/core/jwt";
+import { decode, getToken } from "@gatehousejs/core/jwt";
 import type {
   AuthConfig,
   DefaultSession,
@@ -11,9 +11,9 @@ import type {
   Session,
   SessionCallbackResult,
   User,
-} from "@gatehouse/core/types";
+} from "@gatehousejs/core/types";
 
-declare module "@gatehouse/core/types" {
+declare module "@gatehousejs/core/types" {
   interface Session {
     user: { address: string } & DefaultSession["user"];
     accessToken?: string;
@@ -23,7 +23,7 @@ declare module "@gatehouse/core/types" {
   }
 }
 
-declare module "@gatehouse/core/jwt" {
+declare module "@gatehousejs/core/jwt" {
   interface JWT {
     address?: string;
     role?: "admin" | "member";

@@ -3,7 +3,7 @@
  * expiry) under database sessions. Each `@ts-expect-error` names the error it expects; the test
  * checks that exactly that error happens on the next line.
  */
-import type { AuthConfig, CallbacksOptions, Session } from "@gatehouse/core/types";
+import type { AuthConfig, CallbacksOptions, Session } from "@gatehousejs/core/types";
 
 type SessionCallback = NonNullable<CallbacksOptions["session"]>;
 

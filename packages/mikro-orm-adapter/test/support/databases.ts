@@ -1,11 +1,11 @@
-import type { AdapterTestDb } from "@gatehouse/adapter-test";
+import type { AdapterTestDb } from "@gatehousejs/adapter-test";
 import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 
 /** The PostgreSQL server of the tests (issue 6, "Real servers in tests"). */
 export const databaseUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";

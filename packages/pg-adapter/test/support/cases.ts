@@ -4,7 +4,7 @@
  * past 2³¹ and thrown errors.
  */
 import { randomBytes, randomUUID } from "node:crypto";
-import type { AdapterAccount } from "@gatehouse/core/adapters";
+import type { AdapterAccount } from "@gatehousejs/core/adapters";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PostgresAdapter, type PostgresAdapterMethods, type Queryable } from "../../src/index.js";
 

@@ -4,9 +4,9 @@
  * unhandled error, and the next request works on a fresh connection.
  */
 import { randomUUID } from "node:crypto";
-import { Auth } from "@gatehouse/core";
-import Credentials from "@gatehouse/core/providers/credentials";
-import type { AuthConfig } from "@gatehouse/core/types";
+import { Auth } from "@gatehousejs/core";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import type { AuthConfig } from "@gatehousejs/core/types";
 import { Client, Pool } from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { migrate, PostgresAdapter, type Queryable } from "../../src/index.js";

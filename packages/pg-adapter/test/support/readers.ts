@@ -1,16 +1,16 @@
 /**
- * Direct readers of the tables for `@gatehouse/adapter-test`: plain `SELECT *`, bypassing the
+ * Direct readers of the tables for `@gatehousejs/adapter-test`: plain `SELECT *`, bypassing the
  * adapter, with only the driver-dependent number columns converted (`pg` returns `bigint` as a
  * string).
  */
-import type { AdapterTestDb } from "@gatehouse/adapter-test";
+import type { AdapterTestDb } from "@gatehousejs/adapter-test";
 import type {
   AdapterAccount,
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
   VerificationToken,
-} from "@gatehouse/core/adapters";
+} from "@gatehousejs/core/adapters";
 import type { Queryable } from "../../src/index.js";
 
 type Row = Record<string, unknown>;

@@ -28,7 +28,7 @@ function normalize(basePath: string): string {
  *
  * @example
  * ```ts
- * import { configureClient } from "@gatehouse/solid-start/client";
+ * import { configureClient } from "@gatehousejs/solid-start/client";
  *
  * configureClient({ basePath: "/auth" });
  * ```

@@ -4,7 +4,7 @@
  * Nothing here imports server code.
  * @module
  */
-export type { Session, SessionInfo, User } from "@gatehouse/core/types";
+export type { Session, SessionInfo, User } from "@gatehousejs/core/types";
 export { type ClientConfig, configureClient, DEFAULT_BASE_PATH } from "./base-path.js";
 export {
   type CreateSessionOptions,

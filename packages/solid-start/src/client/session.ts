@@ -1,7 +1,7 @@
 /**
  * `createSession()`: the session as Solid signals, for components.
  */
-import type { Session } from "@gatehouse/core/types";
+import type { Session } from "@gatehousejs/core/types";
 import { createSignal, getOwner, onCleanup } from "solid-js";
 import { isServer } from "solid-js/web";
 import { basePathOf } from "./base-path.js";
@@ -51,7 +51,7 @@ async function readSession(response: Response): Promise<Session | null> {
  *
  * @example
  * ```tsx
- * import { createSession, signOut } from "@gatehouse/solid-start/client";
+ * import { createSession, signOut } from "@gatehousejs/solid-start/client";
  * import { Show } from "solid-js";
  *
  * export function UserBadge() {

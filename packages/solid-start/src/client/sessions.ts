@@ -1,7 +1,7 @@
 /**
  * `listSessions()` and `revokeSessions()`: the signed-in user's own sessions, from the browser.
  */
-import type { SessionInfo } from "@gatehouse/core/types";
+import type { SessionInfo } from "@gatehousejs/core/types";
 import { basePathOf } from "./base-path.js";
 import { fetchCsrfToken, sessionChanged } from "./transport.js";
 
@@ -55,7 +55,7 @@ function isSessionList(body: unknown): body is { sessions: SessionInfo[] } {
  *
  * @example
  * ```ts
- * import { listSessions } from "@gatehouse/solid-start/client";
+ * import { listSessions } from "@gatehousejs/solid-start/client";
  *
  * const sessions = await listSessions();
  * for (const session of sessions ?? []) {
@@ -91,7 +91,7 @@ function bodyOf(target: RevokeSessionsTarget): Record<string, string | true> {
  *
  * @example
  * ```ts
- * import { revokeSessions } from "@gatehouse/solid-start/client";
+ * import { revokeSessions } from "@gatehousejs/solid-start/client";
  *
  * const { revoked } = await revokeSessions({ others: true });
  * console.log(`Signed out of ${revoked} other sessions`);

@@ -113,7 +113,7 @@ function resultOf(
  *
  * @example
  * ```ts
- * import { signIn } from "@gatehouse/solid-start/client";
+ * import { signIn } from "@gatehousejs/solid-start/client";
  *
  * const result = await signIn("credentials", {
  *   username: "alice",
@@ -171,7 +171,7 @@ export async function signIn(
  *
  * @example
  * ```ts
- * import { signOut } from "@gatehouse/solid-start/client";
+ * import { signOut } from "@gatehousejs/solid-start/client";
  *
  * await signOut({ redirectTo: "/" });
  * ```

@@ -1,6 +1,6 @@
 /**
- * The Apple provider of `@gatehouse/core`, for SolidStart apps.
+ * The Apple provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/apple";
-export { default } from "@gatehouse/core/providers/apple";
+export * from "@gatehousejs/core/providers/apple";
+export { default } from "@gatehousejs/core/providers/apple";

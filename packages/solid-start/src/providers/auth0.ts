@@ -1,6 +1,6 @@
 /**
- * The Auth0 provider of `@gatehouse/core`, for SolidStart apps.
+ * The Auth0 provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/auth0";
-export { default } from "@gatehouse/core/providers/auth0";
+export * from "@gatehousejs/core/providers/auth0";
+export { default } from "@gatehousejs/core/providers/auth0";

@@ -1,6 +1,6 @@
 /**
- * The authentik provider of `@gatehouse/core`, for SolidStart apps.
+ * The authentik provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/authentik";
-export { default } from "@gatehouse/core/providers/authentik";
+export * from "@gatehousejs/core/providers/authentik";
+export { default } from "@gatehousejs/core/providers/authentik";

@@ -1,6 +1,6 @@
 /**
- * The Amazon Cognito provider of `@gatehouse/core`, for SolidStart apps.
+ * The Amazon Cognito provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/cognito";
-export { default } from "@gatehouse/core/providers/cognito";
+export * from "@gatehousejs/core/providers/cognito";
+export { default } from "@gatehousejs/core/providers/cognito";

@@ -1,5 +1,5 @@
 /**
- * The credentials provider of `@gatehouse/core`, for SolidStart apps.
+ * The credentials provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
 export {
@@ -7,4 +7,4 @@ export {
   type CredentialsConfig,
   type CredentialsOptions,
   default,
-} from "@gatehouse/core/providers/credentials";
+} from "@gatehousejs/core/providers/credentials";

@@ -1,6 +1,6 @@
 /**
- * The Discord provider of `@gatehouse/core`, for SolidStart apps.
+ * The Discord provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/discord";
-export { default } from "@gatehouse/core/providers/discord";
+export * from "@gatehousejs/core/providers/discord";
+export { default } from "@gatehousejs/core/providers/discord";

@@ -1,5 +1,5 @@
 /**
- * The email-link provider of `@gatehouse/core` (bring your own sender), for SolidStart apps.
+ * The email-link provider of `@gatehousejs/core` (bring your own sender), for SolidStart apps.
  * @module
  */
 export {
@@ -8,4 +8,4 @@ export {
   type EmailOptions,
   normalizeEmail,
   signInEmail,
-} from "@gatehouse/core/providers/email";
+} from "@gatehousejs/core/providers/email";

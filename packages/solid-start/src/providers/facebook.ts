@@ -1,6 +1,6 @@
 /**
- * The Facebook provider of `@gatehouse/core`, for SolidStart apps.
+ * The Facebook provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/facebook";
-export { default } from "@gatehouse/core/providers/facebook";
+export * from "@gatehousejs/core/providers/facebook";
+export { default } from "@gatehousejs/core/providers/facebook";

@@ -1,6 +1,6 @@
 /**
- * The GitHub provider of `@gatehouse/core`, for SolidStart apps.
+ * The GitHub provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/github";
-export { default } from "@gatehouse/core/providers/github";
+export * from "@gatehousejs/core/providers/github";
+export { default } from "@gatehousejs/core/providers/github";

@@ -1,6 +1,6 @@
 /**
- * The GitLab provider of `@gatehouse/core`, for SolidStart apps.
+ * The GitLab provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/gitlab";
-export { default } from "@gatehouse/core/providers/gitlab";
+export * from "@gatehousejs/core/providers/gitlab";
+export { default } from "@gatehousejs/core/providers/gitlab";

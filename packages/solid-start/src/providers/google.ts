@@ -1,6 +1,6 @@
 /**
- * The Google provider of `@gatehouse/core`, for SolidStart apps.
+ * The Google provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/google";
-export { default } from "@gatehouse/core/providers/google";
+export * from "@gatehousejs/core/providers/google";
+export { default } from "@gatehousejs/core/providers/google";

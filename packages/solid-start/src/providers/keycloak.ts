@@ -1,6 +1,6 @@
 /**
- * The Keycloak provider of `@gatehouse/core`, for SolidStart apps.
+ * The Keycloak provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/keycloak";
-export { default } from "@gatehouse/core/providers/keycloak";
+export * from "@gatehousejs/core/providers/keycloak";
+export { default } from "@gatehousejs/core/providers/keycloak";

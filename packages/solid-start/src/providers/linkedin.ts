@@ -1,6 +1,6 @@
 /**
- * The LinkedIn provider of `@gatehouse/core`, for SolidStart apps.
+ * The LinkedIn provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/linkedin";
-export { default } from "@gatehouse/core/providers/linkedin";
+export * from "@gatehousejs/core/providers/linkedin";
+export { default } from "@gatehousejs/core/providers/linkedin";

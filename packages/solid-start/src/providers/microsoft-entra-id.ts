@@ -1,6 +1,6 @@
 /**
- * The Microsoft Entra ID provider of `@gatehouse/core`, for SolidStart apps.
+ * The Microsoft Entra ID provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/microsoft-entra-id";
-export { default } from "@gatehouse/core/providers/microsoft-entra-id";
+export * from "@gatehousejs/core/providers/microsoft-entra-id";
+export { default } from "@gatehousejs/core/providers/microsoft-entra-id";

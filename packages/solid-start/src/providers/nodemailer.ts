@@ -1,9 +1,9 @@
 /**
- * The email-link provider of `@gatehouse/core` that sends through nodemailer, for SolidStart apps.
+ * The email-link provider of `@gatehousejs/core` that sends through nodemailer, for SolidStart apps.
  * @module
  */
 export {
   default,
   type EmailConfig,
   type NodemailerOptions,
-} from "@gatehouse/core/providers/nodemailer";
+} from "@gatehousejs/core/providers/nodemailer";

@@ -1,5 +1,5 @@
 /**
- * The OpenID Connect provider of `@gatehouse/core`, for SolidStart apps.
+ * The OpenID Connect provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export { default, type OAuthConfig, type OIDCOptions } from "@gatehouse/core/providers/oidc";
+export { default, type OAuthConfig, type OIDCOptions } from "@gatehousejs/core/providers/oidc";

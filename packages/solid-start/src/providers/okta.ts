@@ -1,6 +1,6 @@
 /**
- * The Okta provider of `@gatehouse/core`, for SolidStart apps.
+ * The Okta provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/okta";
-export { default } from "@gatehouse/core/providers/okta";
+export * from "@gatehousejs/core/providers/okta";
+export { default } from "@gatehousejs/core/providers/okta";

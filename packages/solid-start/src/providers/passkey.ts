@@ -1,5 +1,5 @@
 /**
- * The passkey provider of `@gatehouse/core`, for SolidStart apps.
+ * The passkey provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export { default, type WebAuthnConfig } from "@gatehouse/core/providers/passkey";
+export { default, type WebAuthnConfig } from "@gatehousejs/core/providers/passkey";

@@ -1,6 +1,6 @@
 /**
- * The Slack provider of `@gatehouse/core`, for SolidStart apps.
+ * The Slack provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/slack";
-export { default } from "@gatehouse/core/providers/slack";
+export * from "@gatehousejs/core/providers/slack";
+export { default } from "@gatehousejs/core/providers/slack";

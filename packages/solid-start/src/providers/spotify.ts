@@ -1,6 +1,6 @@
 /**
- * The Spotify provider of `@gatehouse/core`, for SolidStart apps.
+ * The Spotify provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/spotify";
-export { default } from "@gatehouse/core/providers/spotify";
+export * from "@gatehousejs/core/providers/spotify";
+export { default } from "@gatehousejs/core/providers/spotify";

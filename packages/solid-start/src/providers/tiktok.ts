@@ -1,5 +1,5 @@
 /**
- * The TikTok provider of `@gatehouse/core`, for SolidStart apps.
+ * The TikTok provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
 export {
@@ -10,4 +10,4 @@ export {
   type TikTokOptions,
   type TikTokProfile,
   type TikTokUser,
-} from "@gatehouse/core/providers/tiktok";
+} from "@gatehousejs/core/providers/tiktok";

@@ -1,6 +1,6 @@
 /**
- * The Twitch provider of `@gatehouse/core`, for SolidStart apps.
+ * The Twitch provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/twitch";
-export { default } from "@gatehouse/core/providers/twitch";
+export * from "@gatehousejs/core/providers/twitch";
+export { default } from "@gatehousejs/core/providers/twitch";

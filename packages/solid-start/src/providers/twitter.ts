@@ -1,6 +1,6 @@
 /**
- * The X (Twitter) provider of `@gatehouse/core`, for SolidStart apps.
+ * The X (Twitter) provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/twitter";
-export { default } from "@gatehouse/core/providers/twitter";
+export * from "@gatehousejs/core/providers/twitter";
+export { default } from "@gatehousejs/core/providers/twitter";

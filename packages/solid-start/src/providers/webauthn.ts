@@ -1,5 +1,5 @@
 /**
- * The WebAuthn provider of `@gatehouse/core`, for SolidStart apps.
+ * The WebAuthn provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
 export {
@@ -9,4 +9,4 @@ export {
   type WebAuthnConfig,
   type WebAuthnOptions,
   type WebAuthnUserInfo,
-} from "@gatehouse/core/providers/webauthn";
+} from "@gatehousejs/core/providers/webauthn";

@@ -1,6 +1,6 @@
 /**
- * The ZITADEL provider of `@gatehouse/core`, for SolidStart apps.
+ * The ZITADEL provider of `@gatehousejs/core`, for SolidStart apps.
  * @module
  */
-export * from "@gatehouse/core/providers/zitadel";
-export { default } from "@gatehouse/core/providers/zitadel";
+export * from "@gatehousejs/core/providers/zitadel";
+export { default } from "@gatehousejs/core/providers/zitadel";

@@ -6,8 +6,8 @@
  * peer is most likely a proxy or load balancer, and counting every client behind it as one would
  * let anyone lock everyone out. Behind a proxy, set `trustedProxies`.
  */
-import { clientAddressFallback } from "@gatehouse/core";
-import type { ClientAddressResolver } from "@gatehouse/core/types";
+import { clientAddressFallback } from "@gatehousejs/core";
+import type { ClientAddressResolver } from "@gatehousejs/core/types";
 
 const peers = new WeakMap<Request, string>();
 

@@ -2,7 +2,7 @@
  * The SolidStart configuration and the core configuration it becomes: `prefix` as `basePath`,
  * the environment applied once, the result kept per configuration object.
  */
-import { type AuthConfig, setEnvDefaults } from "@gatehouse/core";
+import { type AuthConfig, setEnvDefaults } from "@gatehousejs/core";
 import { peerAddress } from "./client-address.js";
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `SolidAuth()`: the GET and POST handlers of the catch-all auth route.
  */
-import { Auth } from "@gatehouse/core";
+import { Auth } from "@gatehousejs/core";
 import { rememberPeer } from "./client-address.js";
 import { effectiveConfig, normalizePrefix, type SolidAuthConfig, underPrefix } from "./config.js";
 
@@ -44,8 +44,8 @@ export interface SolidAuthHandlers {
  * @example
  * ```ts
  * // src/routes/api/auth/[...solidauth].ts
- * import { SolidAuth, type SolidAuthConfig } from "@gatehouse/solid-start";
- * import Credentials from "@gatehouse/solid-start/providers/credentials";
+ * import { SolidAuth, type SolidAuthConfig } from "@gatehousejs/solid-start";
+ * import Credentials from "@gatehousejs/solid-start/providers/credentials";
  *
  * export const authConfig: SolidAuthConfig = {
  *   providers: [Credentials({ authorize: () => null })],

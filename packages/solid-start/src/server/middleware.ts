@@ -47,7 +47,7 @@ export type AuthMiddlewareHandler = (event: AuthMiddlewareEvent) => Promise<Resp
  * @example
  * ```ts
  * // src/middleware.ts
- * import { authMiddleware, type SolidAuthConfig } from "@gatehouse/solid-start";
+ * import { authMiddleware, type SolidAuthConfig } from "@gatehousejs/solid-start";
  *
  * declare const authConfig: SolidAuthConfig;
  * export const onRequest = authMiddleware(authConfig, {

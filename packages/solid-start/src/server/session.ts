@@ -2,8 +2,8 @@
  * Reading the session on the server: `getSession()` for any code with a request, and
  * `requireSession()` for a protected query.
  */
-import { getSession as coreGetSession } from "@gatehouse/core";
-import type { Session } from "@gatehouse/core/types";
+import { getSession as coreGetSession } from "@gatehousejs/core";
+import type { Session } from "@gatehousejs/core/types";
 import { effectiveConfig, type SolidAuthConfig } from "./config.js";
 import { redirectResponse } from "./redirect.js";
 import { appendCookies, currentEvent, type ResponseHeadersHolder } from "./request-event.js";
@@ -39,7 +39,7 @@ export async function sessionFor(
  *
  * @example
  * ```ts
- * import { getSession, type SolidAuthConfig } from "@gatehouse/solid-start";
+ * import { getSession, type SolidAuthConfig } from "@gatehousejs/solid-start";
  *
  * declare const authConfig: SolidAuthConfig;
  * declare const request: Request;
@@ -65,7 +65,7 @@ export async function getSession(
  *
  * @example
  * ```ts
- * import { requireSession, type SolidAuthConfig } from "@gatehouse/solid-start";
+ * import { requireSession, type SolidAuthConfig } from "@gatehousejs/solid-start";
  * import { query } from "@solidjs/router";
  *
  * declare const authConfig: SolidAuthConfig;

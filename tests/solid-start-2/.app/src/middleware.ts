@@ -1,5 +1,5 @@
 /** `/members` and everything under it need a session, checked before anything renders. */
-import { authMiddleware } from "@gatehouse/solid-start";
+import { authMiddleware } from "@gatehousejs/solid-start";
 import { createMiddleware } from "@solidjs/start/middleware";
 import { authConfig } from "./lib/auth";
 

@@ -107,8 +107,8 @@ async function reread(adapter: Adapter, key: AccountKey): Promise<AdapterAccount
  *
  * @example
  * ```ts
- * import { getAccessToken } from "@gatehouse/core";
- * import type { AuthConfig } from "@gatehouse/core";
+ * import { getAccessToken } from "@gatehousejs/core";
+ * import type { AuthConfig } from "@gatehousejs/core";
  *
  * declare const config: AuthConfig;
  * declare const request: Request;

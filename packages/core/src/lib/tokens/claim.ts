@@ -59,8 +59,8 @@ export function providerTokensOf(account: Account | null | undefined): ProviderT
  *
  * @example
  * ```ts
- * import { storeProviderTokens } from "@gatehouse/core";
- * import type { AuthConfig } from "@gatehouse/core";
+ * import { storeProviderTokens } from "@gatehousejs/core";
+ * import type { AuthConfig } from "@gatehousejs/core";
  *
  * const callbacks: AuthConfig["callbacks"] = {
  *   jwt: ({ token, account }) => storeProviderTokens({ sub: token.sub, role: "reader" }, account),

@@ -1,5 +1,5 @@
 /**
- * `getAccessToken` as `@gatehouse/core` exports it: the refresh code (and `oauth4webapi`) loads on
+ * `getAccessToken` as `@gatehousejs/core` exports it: the refresh code (and `oauth4webapi`) loads on
  * the first call, so an app that never asks for a provider token never loads it.
  */
 import type { AuthConfig } from "../types/config.js";

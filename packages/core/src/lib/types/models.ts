@@ -25,7 +25,7 @@ export interface DefaultUser {
  *
  * @example
  * ```ts
- * declare module "@gatehouse/core/types" {
+ * declare module "@gatehousejs/core/types" {
  *   interface User {
  *     role?: "admin" | "member";
  *   }
@@ -98,9 +98,9 @@ export interface DefaultSession {
  *
  * @example
  * ```ts
- * import type { DefaultSession } from "@gatehouse/core/types";
+ * import type { DefaultSession } from "@gatehousejs/core/types";
  *
- * declare module "@gatehouse/core/types" {
+ * declare module "@gatehousejs/core/types" {
  *   interface Session {
  *     user: { id: string } & DefaultSession["user"];
  *   }
@@ -157,12 +157,12 @@ export interface DefaultJWT {
 /**
  * The claims carried in a JWT session, as the `jwt` callback, `decode` and `getToken` see them.
  * Declare the claims your `jwt` callback adds by module augmentation (of
- * `"@gatehouse/core/types"`, or of `"@gatehouse/core/jwt"` in a file that imports from it: both
+ * `"@gatehousejs/core/types"`, or of `"@gatehousejs/core/jwt"` in a file that imports from it: both
  * name this interface).
  *
  * @example
  * ```ts
- * declare module "@gatehouse/core/types" {
+ * declare module "@gatehousejs/core/types" {
  *   interface JWT {
  *     role?: "admin" | "member";
  *   }

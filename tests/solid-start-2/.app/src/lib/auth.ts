@@ -4,8 +4,8 @@
  * `updateAge: 0` re-issues the session cookie on every check, so the test sees whether a renewed
  * cookie reaches the responses of pages and middleware.
  */
-import type { SolidAuthConfig } from "@gatehouse/solid-start";
-import Credentials from "@gatehouse/solid-start/providers/credentials";
+import type { SolidAuthConfig } from "@gatehousejs/solid-start";
+import Credentials from "@gatehousejs/solid-start/providers/credentials";
 
 /** The one account of the fixture. */
 export const FIXTURE_USER = {

@@ -1,5 +1,5 @@
 /** Server data of the pages: each query runs on the server ("use server"). */
-import { getSession, requireSession } from "@gatehouse/solid-start";
+import { getSession, requireSession } from "@gatehousejs/solid-start";
 import { query } from "@solidjs/router";
 import { getRequestEvent } from "solid-js/web";
 import { authConfig } from "./auth";

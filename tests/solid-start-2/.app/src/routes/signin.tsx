@@ -1,7 +1,7 @@
-import { signIn } from "@gatehouse/solid-start/client";
+import { signIn } from "@gatehousejs/solid-start/client";
 import { createSignal, Show } from "solid-js";
 
-/** A sign-in form on the browser client of @gatehouse/solid-start. */
+/** A sign-in form on the browser client of @gatehousejs/solid-start. */
 export default function SignIn() {
   const [error, setError] = createSignal<string>();
   async function submit(event: SubmitEvent) {

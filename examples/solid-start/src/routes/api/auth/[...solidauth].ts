@@ -1,4 +1,4 @@
-import { SolidAuth } from "@gatehouse/solid-start";
+import { SolidAuth } from "@gatehousejs/solid-start";
 import { authConfig } from "~/lib/auth";
 
 export const { GET, POST } = SolidAuth(authConfig);
