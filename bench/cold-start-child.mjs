@@ -44,7 +44,9 @@ async function load() {
     case "gatehouse-route":
     case "gatehouse-session": {
       const { SolidAuth, getSession } = await import("@gatehousejs/solid-start");
-      const { default: Credentials } = await import("@gatehousejs/solid-start/providers/credentials");
+      const { default: Credentials } = await import(
+        "@gatehousejs/solid-start/providers/credentials"
+      );
       // The route's prefix (default /api/auth) is core's basePath: no basePath option needed.
       const config = { secret, trustHost: true, providers: [Credentials(credentials)] };
       if (which === "gatehouse-session") return () => getSession(pageRequest(), config);

@@ -61,9 +61,10 @@ describe.skipIf(!built)("the packed @gatehousejs/core", () => {
         existsSync(join(folder, "node_modules/@gatehousejs/core", target.default!)),
         subpath,
       ).toBe(true);
-      expect(existsSync(join(folder, "node_modules/@gatehousejs/core", target.types!)), subpath).toBe(
-        true,
-      );
+      expect(
+        existsSync(join(folder, "node_modules/@gatehousejs/core", target.types!)),
+        subpath,
+      ).toBe(true);
     }
   });
 

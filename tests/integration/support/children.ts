@@ -40,7 +40,9 @@ export function childProcesses(tag: string) {
           name: "external-node-modules",
           setup(b) {
             b.onResolve({ filter: /^[^./]/ }, (args) =>
-              args.path.startsWith("@gatehousejs/") ? undefined : { path: args.path, external: true },
+              args.path.startsWith("@gatehousejs/")
+                ? undefined
+                : { path: args.path, external: true },
             );
           },
         },
