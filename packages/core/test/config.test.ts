@@ -57,18 +57,6 @@ describe("configuration checks", () => {
     ],
     ["an email provider without an adapter", { providers: [email] }, "MissingAdapter"],
     [
-      "an OAuth provider without issuer or endpoints",
-      { providers: [oauth()] },
-      "InvalidEndpoints",
-      /authorization/,
-    ],
-    [
-      "an OAuth provider without a userinfo URL",
-      { providers: [oauth({ authorization: "https://a/auth", token: "https://a/token" })] },
-      "InvalidEndpoints",
-      /userinfo/,
-    ],
-    [
       "WebAuthn without the experimental flag",
       {
         adapter: MemoryAdapter(),
@@ -104,6 +92,34 @@ describe("configuration checks", () => {
     expect(error?.type).toBe(type);
     if (message) expect(error?.message).toMatch(message);
   });
+
+  test.each<[string, Provider, ErrorType, RegExp]>([
+    ["an OAuth provider without issuer or endpoints", oauth(), "InvalidEndpoints", /authorization/],
+    [
+      "an OAuth provider without a userinfo URL",
+      oauth({ authorization: "https://a/auth", token: "https://a/token" }),
+      "InvalidEndpoints",
+      /userinfo/,
+    ],
+    [
+      "an OAuth provider without a client id",
+      oauth({ clientId: undefined, issuer: "https://a.example" }),
+      "InvalidProvider",
+      /AUTH_ACME_ID/,
+    ],
+  ])(
+    "%s breaks only itself: %s logged once, the rest works",
+    async (_name, provider, type, message) => {
+      const base = credentialsConfig();
+      const config = credentialsConfig({ providers: [provider, ...base.providers] });
+      const { response, error, logger } = await configError(config);
+      expect(response.status).toBe(200);
+      await Auth(new Request(`${ORIGIN}/auth/providers`), config);
+      expect(logger.error).toHaveBeenCalledTimes(1);
+      expect(error?.type).toBe(type);
+      expect(error?.message).toMatch(message);
+    },
+  );
 
   test("missing adapter methods are named at configuration time", async () => {
     const { createSession: _a, updateSession: _b, ...partial } = MemoryAdapter();

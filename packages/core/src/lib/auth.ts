@@ -173,6 +173,25 @@ function checkProviderSegment(req: RequestInternal, config: ResolvedConfig): voi
   }
 }
 
+/**
+ * A provider that could not be configured breaks only itself: starting a sign-in with it, or
+ * coming back to its callback, answers the `Configuration` error page (or `pages.error`). Its
+ * error was logged once when the configuration was read, so nothing is logged here; a session
+ * check, the provider list and every other provider go on working.
+ */
+async function unusableProviderAnswer(ctx: Context): Promise<ResponseInternal | undefined> {
+  const { req, config } = ctx;
+  if (req.providerId === undefined || !config.unusableProviders.has(req.providerId)) return;
+  // GET /signin/<id> shows the sign-in page, which must keep working.
+  if (req.action === "signin" && req.method !== "POST") return;
+  if (req.action !== "signin" && req.action !== "callback") {
+    return jsonResult({ message: configurationMessage }, 500);
+  }
+  const { pageUrl } = await import("./actions/pages.js");
+  const page = config.pages.error ?? `${config.basePath}/error`;
+  return redirectResult(pageUrl(ctx, page, { error: "Configuration" }));
+}
+
 async function run(
   request: Request,
   config: AuthConfig,
@@ -218,6 +237,8 @@ async function run(
   }
 
   const ctx = new Context(req, resolved);
+  const unusable = await unusableProviderAnswer(ctx);
+  if (unusable) return { result: unusable, raw: resolved.raw };
   try {
     const result = await actions[req.action](ctx);
     if (ctx.setCookies.length > 0) result.cookies = [...ctx.setCookies, ...(result.cookies ?? [])];

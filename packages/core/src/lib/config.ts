@@ -59,6 +59,12 @@ export interface ResolvedConfig {
   secrets: string[];
   providers: ProviderConfig[];
   providerById: Map<string, ProviderConfig>;
+  /**
+   * Providers that cannot work as configured, by id, each with the error that names the fix
+   * (logged once, when the configuration is read). They stay listed; starting a sign-in with one
+   * answers the `Configuration` error page, and every other provider works.
+   */
+  unusableProviders: Map<string, AuthError>;
   adapter: Adapter | undefined;
   session: SessionOptions;
   jwt: JWTOptions;
@@ -138,22 +144,32 @@ function checkProvider(p: ProviderConfig): void {
   if (p.type === "credentials" && typeof p.authorize !== "function") {
     throw new MissingAuthorize(`Credentials provider "${p.id}" has no authorize function`);
   }
-  if ((p.type === "oauth" || p.type === "oidc") && !p.issuer && !p.wellKnown) {
+}
+
+/**
+ * What an OAuth or OpenID Connect provider lacks to work: an issuer or its endpoints, or a client
+ * id. These usually come from the environment (`AUTH_<ID>_ID`, `AUTH_<ID>_ISSUER`), so one unset
+ * variable must not take the other providers down with it.
+ */
+function missingOAuthOption(p: ProviderConfig): AuthError | undefined {
+  if (p.type !== "oauth" && p.type !== "oidc") return undefined;
+  if (!p.issuer && !p.wellKnown) {
     for (const endpoint of ["authorization", "token", "userinfo"] as const) {
       const value = p[endpoint];
       const url = typeof value === "string" ? value : value?.url;
       if (!url) {
-        throw new InvalidEndpoints(
+        return new InvalidEndpoints(
           `Provider "${p.id}" needs an issuer (set ${envPrefix(p.id)}ISSUER or its issuer option), or ${endpoint === "authorization" ? "an" : "a"} ${endpoint} URL`,
         );
       }
     }
   }
-  if ((p.type === "oauth" || p.type === "oidc") && !p.clientId) {
-    throw new InvalidProvider(
+  if (!p.clientId) {
+    return new InvalidProvider(
       `Provider "${p.id}" has no client id: set ${envPrefix(p.id)}ID (or clientId in its options)`,
     );
   }
+  return undefined;
 }
 
 function wrapAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
@@ -269,10 +285,13 @@ function build(config: AuthConfig): ResolvedConfig {
   }
   const providers = config.providers.map(instantiate);
   const providerById = new Map<string, ProviderConfig>();
+  const unusableProviders = new Map<string, AuthError>();
   for (const p of providers) {
     if (providerById.has(p.id)) throw new InvalidProvider(`Two providers share the id "${p.id}"`);
     providerById.set(p.id, p);
     checkProvider(p);
+    const missing = missingOAuthOption(p);
+    if (missing) unusableProviders.set(p.id, missing);
   }
 
   const strategy = config.session?.strategy ?? (config.adapter ? "database" : "jwt");
@@ -341,6 +360,7 @@ function build(config: AuthConfig): ResolvedConfig {
     secrets,
     providers,
     providerById,
+    unusableProviders: logUnusable(unusableProviders, logger),
     adapter: config.adapter ? wrapAdapter(config.adapter, logger) : undefined,
     session,
     jwt,
@@ -367,6 +387,15 @@ function build(config: AuthConfig): ResolvedConfig {
     trustedProxies: resolveTrustedProxies(config.trustedProxies, env.AUTH_TRUSTED_PROXIES),
     clientAddress: clientAddressHook(config.clientAddress),
   };
+}
+
+/** Logs each unusable provider's error once; only a configuration that works gets this far. */
+function logUnusable(
+  unusable: Map<string, AuthError>,
+  logger: LoggerInstance,
+): Map<string, AuthError> {
+  for (const error of unusable.values()) logger.error(error);
+  return unusable;
 }
 
 /**
