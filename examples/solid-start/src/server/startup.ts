@@ -8,7 +8,7 @@ import { isDemo } from "../lib/env";
 export default function startup(): void {
   if (!process.env.AUTH_SECRET && !isDemo()) {
     console.error(
-      "[gatehouse-example] AUTH_SECRET is not set. Generate one (openssl rand -base64 33) and set it in the environment.",
+      "[gatehouse-example] AUTH_SECRET is not set. Generate one (openssl rand -base64 32) and set it in the environment.",
     );
     process.exit(1);
   }
