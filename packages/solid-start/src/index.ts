@@ -41,6 +41,7 @@ export type {
   Theme,
   User,
 } from "@gatehousejs/core/types";
+export { peerAddressOf } from "./server/client-address.js";
 export { DEFAULT_PREFIX, type SolidAuthConfig } from "./server/config.js";
 export {
   SolidAuth,
@@ -54,6 +55,8 @@ export {
   type AuthMiddlewareOptions,
   authMiddleware,
 } from "./server/middleware.js";
+export type { SignedOutRedirect } from "./server/redirect.js";
+export { getCsrfToken, getSessionInfo } from "./server/route-state.js";
 export {
   getSession,
   type RequireSessionOptions,

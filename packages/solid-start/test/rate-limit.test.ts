@@ -2,9 +2,9 @@
  * SolidStart hands core the event's socket address for its rate limits, when the app set no other
  * way to find the client and the peer is a public address.
  */
-import { SolidAuth, type SolidAuthConfig } from "@gatehousejs/solid-start";
-import { describe, expect, test } from "vitest";
-import { isPublicAddress } from "../src/server/client-address.js";
+import { peerAddressOf, SolidAuth, type SolidAuthConfig } from "@gatehousejs/solid-start";
+import { afterEach, describe, expect, test, vi } from "vitest";
+import { isLoopbackAddress, isPublicAddress } from "../src/server/client-address.js";
 import {
   appRequest,
   credentialsConfig,
@@ -12,6 +12,10 @@ import {
   Jar,
   type recordingLogger,
 } from "./support.js";
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+});
 
 type MakeEvent = (request: Request) => { request: Request; clientAddress: string };
 
@@ -67,6 +71,28 @@ describe.each(eventShapes)("rate limits with a %s event", (_, makeEvent) => {
     expect(untrusted(trusted)).toHaveLength(0);
   });
 
+  test("outside production a loopback peer is the person at the keyboard: its 31st attempt is refused", async () => {
+    expect(process.env.NODE_ENV).not.toBe("production");
+    for (const peer of ["127.0.0.1", "::1", "::ffff:127.0.0.1"]) {
+      const statuses = await attempts(credentialsConfig(), makeEvent, peer, 31);
+      expect(statuses.slice(0, 30).every((s) => s === 200)).toBe(true);
+      expect(statuses[30]).toBe(429);
+    }
+  });
+
+  test("in production a loopback peer is a proxy on the same host: no per-client bucket", async () => {
+    vi.stubEnv("NODE_ENV", "production");
+    const statuses = await attempts(credentialsConfig(), makeEvent, "127.0.0.1", 31);
+    expect(statuses.every((s) => s === 200)).toBe(true);
+  });
+
+  test("peerAddressOf as the app's own hook counts any peer, even in production", async () => {
+    vi.stubEnv("NODE_ENV", "production");
+    const config = credentialsConfig({ clientAddress: peerAddressOf });
+    const statuses = await attempts(config, makeEvent, "10.0.0.5", 31);
+    expect(statuses[30]).toBe(429);
+  });
+
   test("with trustedProxies set, X-Forwarded-For decides and the socket address is not used", async () => {
     const config = credentialsConfig({ trustedProxies: 1 });
     // Every attempt comes from another address in X-Forwarded-For: none reaches a limit.
@@ -94,5 +120,14 @@ test("public and non-public peers", () => {
     "",
   ]) {
     expect(isPublicAddress(a)).toBe(false);
+  }
+});
+
+test("loopback addresses", () => {
+  for (const a of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "0:0:0:0:0:0:0:1"]) {
+    expect(isLoopbackAddress(a)).toBe(true);
+  }
+  for (const a of ["128.0.0.1", "10.0.0.1", "127.0.0.300", "::2", "fe80::1", "localhost", ""]) {
+    expect(isLoopbackAddress(a)).toBe(false);
   }
 });

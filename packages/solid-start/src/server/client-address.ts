@@ -5,9 +5,15 @@
  * (`AUTH_TRUSTED_PROXIES`), and only when the peer is a public address: a private or loopback
  * peer is most likely a proxy or load balancer, and counting every client behind it as one would
  * let anyone lock everyone out. Behind a proxy, set `trustedProxies`.
+ *
+ * Outside production a loopback peer counts too: on a developer's machine the browser talking to
+ * `localhost` is the person at the keyboard, and the limits should show there as they will for
+ * real clients. A production build (Nitro and Vite replace `process.env.NODE_ENV` when they
+ * build) never does, whatever the environment says at run time.
  */
 import { clientAddressFallback } from "@gatehousejs/core";
 import type { ClientAddressResolver } from "@gatehousejs/core/types";
+import { isProduction } from "./mode.js";
 
 const peers = new WeakMap<Request, string>();
 
@@ -46,15 +52,44 @@ export function isPublicAddress(address: string): boolean {
   return (first & 0xfe00) !== 0xfc00 && (first & 0xffc0) !== 0xfe80;
 }
 
+/** Whether an address is a loopback address (127.0.0.0/8, `::1`, or IPv4 loopback as IPv6). */
+export function isLoopbackAddress(address: string): boolean {
+  const text = address.replace(/^::ffff:/i, "").toLowerCase();
+  const v4 = ipv4.exec(text);
+  if (v4) return v4[1] === "127" && v4.slice(2).every((part) => Number(part) <= 255);
+  return text === "::1" || text === "0:0:0:0:0:0:0:1";
+}
+
 /**
- * The hook installed when the app set none: the event's public socket address, else unknown.
+ * The socket address SolidStart gave for a request to the auth route, whatever it is (loopback
+ * and private addresses included), or `null` when none was given. For an app's own
+ * `clientAddress` hook when it knows nothing stands between the browser and the server, such as
+ * a demo run on the developer's machine from a production build.
+ *
+ * @example
+ * ```ts
+ * import { peerAddressOf, type SolidAuthConfig } from "@gatehousejs/solid-start";
+ *
+ * // No proxy in front of this server: the socket's peer is the client.
+ * export const authConfig: SolidAuthConfig = { providers: [], clientAddress: peerAddressOf };
+ * ```
+ */
+export function peerAddressOf(request: Request): string | null {
+  return peers.get(request) ?? null;
+}
+
+/**
+ * The hook installed when the app set none: the event's public socket address (or, outside
+ * production, its loopback address), else unknown.
  * Marked as a fallback, so that core warns once when a request that came through a proxy finds
  * no address here (the app behind it should set `trustedProxies`).
  */
 export const peerAddress: ClientAddressResolver & { [clientAddressFallback]: true } = Object.assign(
   (request: Request) => {
     const address = peers.get(request);
-    return address && isPublicAddress(address) ? address : null;
+    if (!address) return null;
+    if (isPublicAddress(address)) return address;
+    return !isProduction() && isLoopbackAddress(address) ? address : null;
   },
   { [clientAddressFallback]: true as const },
 );

@@ -4,6 +4,7 @@
  */
 import { type AuthConfig, setEnvDefaults } from "@gatehousejs/core";
 import { peerAddress } from "./client-address.js";
+import { isProduction } from "./mode.js";
 
 /**
  * The configuration of {@link SolidAuth} and the session helpers: core's {@link AuthConfig}
@@ -25,19 +26,6 @@ type Env = Record<string, string | undefined>;
 function processEnv(): Env {
   const env = (globalThis as { process?: { env?: Env } }).process?.env;
   return env && typeof env === "object" ? env : {};
-}
-
-/**
- * Whether this is a production build or process. `process.env.NODE_ENV` is written out in full
- * so that bundlers (Nitro, Vite) replace it with the build's mode; a runtime without `process`
- * counts as production, where trusting the Host header needs saying so.
- */
-function isProduction(): boolean {
-  try {
-    return process.env.NODE_ENV === "production";
-  } catch {
-    return true;
-  }
 }
 
 function envFlag(value: string | undefined): boolean | undefined {
@@ -75,8 +63,8 @@ const built = new WeakMap<SolidAuthConfig, Effective>();
  * - `basePath` is the prefix.
  * - `trustHost`: the config's value, else `AUTH_TRUST_HOST`, else true outside production
  *   (`NODE_ENV !== "production"`), else core's environment rules (Vercel, Cloudflare Pages).
- * - `clientAddress`: the event's public socket address, when neither `clientAddress` nor
- *   `trustedProxies` (`AUTH_TRUSTED_PROXIES`) is set.
+ * - `clientAddress`: the event's public socket address (outside production, a loopback one
+ *   too), when neither `clientAddress` nor `trustedProxies` (`AUTH_TRUSTED_PROXIES`) is set.
  * - `secret`, `url`, provider credentials and the redirect proxy come from the environment
  *   through core's `setEnvDefaults` when the config leaves them out.
  */

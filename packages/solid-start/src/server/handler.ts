@@ -14,7 +14,7 @@ export interface SolidAuthEvent {
   /**
    * The socket's peer address, as SolidStart reads it. Core's rate limits use it when the
    * configuration sets neither `clientAddress` nor `trustedProxies` and the peer is a public
-   * address (docs/rate-limits.md).
+   * address, or outside production a loopback one (docs/rate-limits.md).
    */
   clientAddress?: string | undefined;
 }
