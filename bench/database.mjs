@@ -87,6 +87,8 @@ export function databaseContender({ name, adapter, sessionToken, base, logger, p
   const once = (c) => Auth(sessionRequest(sessionToken), c);
   return {
     name,
+    config,
+    sessionToken,
     session: {
       prepare: () => sessionRequest(sessionToken),
       run: (request) => Auth(request, config),
