@@ -203,6 +203,43 @@ describe("authMiddleware", () => {
     expect(response?.headers.get("location")).toBe("/signin?from=account");
   });
 
+  test("signIn: to the sign-in page with the requested path and query as callbackUrl", async () => {
+    const onRequest = authMiddleware(credentialsConfig(), {
+      protectedPaths: ["/admin/*"],
+      signIn: true,
+    });
+    const response = await onRequest(eventV1(rawRequest("/admin/users?page=2")));
+    expect(response?.status).toBe(302);
+    expect(response?.headers.get("location")).toBe(
+      "/api/auth/signin?callbackUrl=%2Fadmin%2Fusers%3Fpage%3D2",
+    );
+    const custom = authMiddleware(credentialsConfig({ prefix: "/gate" }), {
+      protectedPaths: ["/*"],
+      signIn: true,
+    });
+    expect((await custom(eventV1(rawRequest("/x"))))?.headers.get("location")).toBe(
+      "/gate/signin?callbackUrl=%2Fx",
+    );
+  });
+
+  test("signIn: a path that starts with // comes back as a path, never a host", async () => {
+    const onRequest = authMiddleware(credentialsConfig(), { protectedPaths: ["/*"], signIn: true });
+    const response = await onRequest(eventV1(rawRequest("//evil.example/admin")));
+    const location = response?.headers.get("location") ?? "";
+    const back = new URL(location, ORIGIN).searchParams.get("callbackUrl");
+    expect(back).toBe("/evil.example/admin");
+  });
+
+  test("redirectTo and signIn together are refused up front", () => {
+    expect(() =>
+      authMiddleware(credentialsConfig(), {
+        protectedPaths: ["/account"],
+        redirectTo: "/",
+        signIn: true,
+      }),
+    ).toThrow(/not both/);
+  });
+
   test.each(eventShapes)("signed in (%s): passes, the check ran once", async (_, makeEvent) => {
     const { config, jwt } = spiedConfig();
     const onRequest = authMiddleware(config, { protectedPaths: ["/admin/*"] });

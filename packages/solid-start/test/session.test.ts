@@ -13,6 +13,7 @@ import {
   eventShapes,
   eventV1,
   Jar,
+  ORIGIN,
   SECRET,
   SESSION_COOKIE,
 } from "./support.js";
@@ -204,6 +205,96 @@ describe("requireSession", () => {
     );
     expect((thrown as Response).status).toBe(302);
     expect((thrown as Response).headers.get("location")).toBe("/signin?next=%2Faccount");
+  });
+
+  /** What requireSession throws for `request` inside its event, with `options`. */
+  async function thrownFor(request: Request, options: Parameters<typeof requireSession>[1]) {
+    const thrown = await provideRequestEvent(eventV1(request), () =>
+      requireSession(credentialsConfig(), options).catch((error: unknown) => error),
+    );
+    expect(thrown).toBeInstanceOf(Response);
+    expect((thrown as Response).status).toBe(302);
+    return (thrown as Response).headers.get("location");
+  }
+
+  test("signIn on a server-rendered page: to the sign-in page, back to the page with its query", async () => {
+    expect(await thrownFor(page(undefined, "/account?tab=keys"), { signIn: true })).toBe(
+      "/api/auth/signin?callbackUrl=%2Faccount%3Ftab%3Dkeys",
+    );
+    const custom = await provideRequestEvent(eventV1(page(undefined, "/account")), () =>
+      requireSession(credentialsConfig({ prefix: "/gate/" }), { signIn: true }).catch(
+        (error: unknown) => error,
+      ),
+    );
+    expect((custom as Response).headers.get("location")).toBe(
+      "/gate/signin?callbackUrl=%2Faccount",
+    );
+  });
+
+  test("signIn: the page's path never becomes another origin", async () => {
+    for (const path of ["//evil.example/x", "///evil.example", "/%2F%2Fevil.example"]) {
+      const location = (await thrownFor(page(undefined, path), { signIn: true })) ?? "";
+      expect(location.startsWith("/api/auth/signin?callbackUrl="), path).toBe(true);
+      const back = new URL(location, ORIGIN).searchParams.get("callbackUrl") ?? "";
+      expect(new URL(back, ORIGIN).origin, path).toBe(ORIGIN);
+      expect(back.startsWith("/") && !/^\/[/\\]/.test(back), back).toBe(true);
+    }
+  });
+
+  test("signIn with a callbackUrl: used when it is a path on this site, ignored otherwise", async () => {
+    const request = page(undefined, "/account");
+    expect(await thrownFor(request, { signIn: true, callbackUrl: "/billing?x=1" })).toBe(
+      "/api/auth/signin?callbackUrl=%2Fbilling%3Fx%3D1",
+    );
+    for (const callbackUrl of ["https://evil.example/", "//evil.example", "/\\evil.example", "x"]) {
+      expect(await thrownFor(request, { signIn: true, callbackUrl }), callbackUrl).toBe(
+        "/api/auth/signin?callbackUrl=%2Faccount",
+      );
+    }
+  });
+
+  test("signIn in a server function call: an absolute sign-in URL the router loads, back to the referring page", async () => {
+    const call = (referer?: string) =>
+      appRequest("/_server", undefined, {
+        method: "POST",
+        headers: {
+          host: "localhost:3000",
+          "x-server-id": "src_lib_q.ts#account",
+          ...(referer ? { referer } : {}),
+        },
+      });
+    expect(await thrownFor(call(`${ORIGIN}/account?tab=keys`), { signIn: true })).toBe(
+      `${ORIGIN}/api/auth/signin?callbackUrl=%2Faccount%3Ftab%3Dkeys`,
+    );
+    // A referring page of another origin is not a way back; nor is the server function's path.
+    expect(await thrownFor(call("https://evil.example/account"), { signIn: true })).toBe(
+      `${ORIGIN}/api/auth/signin`,
+    );
+    expect(await thrownFor(call(), { signIn: true, callbackUrl: "/billing" })).toBe(
+      `${ORIGIN}/api/auth/signin?callbackUrl=%2Fbilling`,
+    );
+  });
+
+  test("signIn with an untrusted host: the sign-in URL's origin comes from the configured url", async () => {
+    const config = credentialsConfig({ trustHost: false, url: "https://app.example" });
+    const request = new Request("http://attacker.example/_server", {
+      method: "POST",
+      headers: { "x-server-id": "q#account", host: "attacker.example" },
+    });
+    const thrown = await provideRequestEvent(eventV1(request), () =>
+      requireSession(config, { signIn: true }).catch((error: unknown) => error),
+    );
+    expect((thrown as Response).headers.get("location")).toBe(
+      "https://app.example/api/auth/signin",
+    );
+  });
+
+  test("redirectTo and signIn together are refused", async () => {
+    await expect(
+      provideRequestEvent(eventV1(page()), () =>
+        requireSession(credentialsConfig(), { signIn: true, redirectTo: "/" }),
+      ),
+    ).rejects.toThrow(/not both/);
   });
 
   test.each(eventShapes)(

@@ -10,20 +10,24 @@ import {
   matchesPattern,
   underCanonical,
 } from "./paths.js";
-import { redirectResponse } from "./redirect.js";
+import {
+  assertSignedOutRedirect,
+  redirectResponse,
+  requestedPage,
+  type SignedOutRedirect,
+  signInLocation,
+} from "./redirect.js";
 import { appendCookies, type ResponseHeadersHolder } from "./request-event.js";
 import { sessionFor } from "./session.js";
 
-/** Options of {@link authMiddleware}. */
-export interface AuthMiddlewareOptions {
+/** Options of {@link authMiddleware}: the protected paths, and where signed-out visitors go. */
+export interface AuthMiddlewareOptions extends SignedOutRedirect {
   /**
    * The protected paths: `"/account"` is that page only (with or without a trailing slash),
    * `"/admin/*"` is `/admin` and every path under it. Matched case-insensitively on the decoded,
    * normalised path, as the router matches its routes.
    */
   protectedPaths: string[];
-  /** Where a visitor without a session is sent (`302`). Default `/`. */
-  redirectTo?: string;
 }
 
 /** The event a SolidStart middleware receives, typed by what Gatehouse reads and writes. */
@@ -34,9 +38,10 @@ export type AuthMiddlewareHandler = (event: AuthMiddlewareEvent) => Promise<Resp
 
 /**
  * An `onRequest` handler for `createMiddleware` in `src/middleware.ts`. For a request to a
- * protected path it reads the session (as {@link getSession}) and answers a `302` redirect to
- * `redirectTo` when there is none or it has no `user`; otherwise it returns `undefined` and the
- * page renders, with any re-issued session cookie on its response.
+ * protected path it reads the session (as {@link getSession}) and, when there is none or it has
+ * no `user`, answers a `302` redirect: to `/` by default, to `redirectTo`, or with `signIn: true`
+ * to the sign-in page with `callbackUrl` set to the requested path and query. Otherwise it
+ * returns `undefined` and the page renders, with any re-issued session cookie on its response.
  *
  * It never reads the session for the auth routes (the config's `prefix`), for static assets
  * (`/_build/…`, `/_server…`, files such as `.js`, `.css`, `.png`, `.ico`, `.svg`, `.woff2`,
@@ -52,7 +57,8 @@ export type AuthMiddlewareHandler = (event: AuthMiddlewareEvent) => Promise<Resp
  * declare const authConfig: SolidAuthConfig;
  * export const onRequest = authMiddleware(authConfig, {
  *   protectedPaths: ["/account", "/admin/*"],
- *   redirectTo: "/signin",
+ *   // Signed out: to /api/auth/signin?callbackUrl=<the page>, and back after signing in.
+ *   signIn: true,
  * });
  * // export default createMiddleware({ onRequest: [onRequest] });
  * ```
@@ -61,14 +67,17 @@ export function authMiddleware(
   config: SolidAuthConfig,
   options: AuthMiddlewareOptions,
 ): AuthMiddlewareHandler {
+  assertSignedOutRedirect("authMiddleware", options);
   const patterns = options.protectedPaths.map(compilePattern);
-  const prefix = canonicalPath(normalizePrefix(config.prefix));
+  const mount = normalizePrefix(config.prefix);
+  const prefix = canonicalPath(mount);
   const checked = (path: string) =>
     !underCanonical(path, prefix) &&
     !isAssetPath(path) &&
     patterns.some((pattern) => matchesPattern(path, pattern));
   const target = options.redirectTo ?? "/";
-  if (target.startsWith("/") && !target.startsWith("//")) {
+  // The sign-in page is under the prefix, which is never checked: only a fixed target can loop.
+  if (!options.signIn && target.startsWith("/") && !target.startsWith("//")) {
     if (checked(canonicalPath(new URL(target, "http://localhost").pathname))) {
       throw new TypeError(
         `authMiddleware: redirectTo (${target}) is itself protected; signed-out visitors would loop`,
@@ -90,7 +99,10 @@ export function authMiddleware(
     if (!session?.user) {
       const headers = new Headers();
       for (const cookie of cookies) headers.append("Set-Cookie", cookie);
-      return redirectResponse(target, headers);
+      const location = options.signIn
+        ? signInLocation(mount, requestedPage(event.request))
+        : target;
+      return redirectResponse(location, headers);
     }
     appendCookies(event, cookies);
     return undefined;

@@ -2,19 +2,31 @@
  * Reading the session on the server: `getSession()` for any code with a request, and
  * `requireSession()` for a protected query.
  */
-import { getSession as coreGetSession } from "@gatehousejs/core";
+import { getSession as coreGetSession, createActionURL } from "@gatehousejs/core";
 import type { Session } from "@gatehousejs/core/types";
-import { effectiveConfig, type SolidAuthConfig } from "./config.js";
-import { redirectResponse } from "./redirect.js";
+import { type Effective, effectiveConfig, type SolidAuthConfig } from "./config.js";
+import {
+  assertSignedOutRedirect,
+  redirectResponse,
+  requestedPage,
+  type SignedOutRedirect,
+  sameSitePath,
+  signInLocation,
+} from "./redirect.js";
 import { appendCookies, currentEvent, type ResponseHeadersHolder } from "./request-event.js";
 
 /** A session that names its user: what {@link requireSession} returns. */
 export type SessionWithUser = Session & { user: NonNullable<Session["user"]> };
 
-/** Options of {@link requireSession}. */
-export interface RequireSessionOptions {
-  /** Where a visitor without a session is sent. Default `/`. */
-  redirectTo?: string;
+/** Options of {@link requireSession}: where a visitor without a session goes. */
+export interface RequireSessionOptions extends SignedOutRedirect {
+  /**
+   * With `signIn: true`, the page to come back to after signing in: a path on this site such as
+   * `"/account?tab=keys"` (anything else is ignored). Default: the page being server-rendered;
+   * on client navigation, where the query runs as a server function, the page the browser was on
+   * (its same-site `Referer`), since the server function's request does not name the new page.
+   */
+  callbackUrl?: string;
 }
 
 /** The session of `request`, with the cookies the check sets handed to `onCookies`. */
@@ -56,12 +68,65 @@ export async function getSession(
 }
 
 /**
- * The session of the current SolidStart request, or a thrown redirect (`302` to `redirectTo`,
- * default `/`) when there is none or it has no `user`. Call it first thing in a `"use server"`
- * function wrapped in `query()`: the router follows the thrown redirect, on the server-rendered
- * page and on client navigation alike.
+ * Whether a request is a SolidStart server function call (a query or action run from the
+ * browser) rather than a page: SolidStart's client names the function in `X-Server-Id` and
+ * posts to `/_server`.
+ */
+function isServerFunctionCall(request: Request): boolean {
+  if (request.headers.has("x-server-id")) return true;
+  try {
+    const path = new URL(request.url).pathname;
+    return path === "/_server" || path.startsWith("/_server/");
+  } catch {
+    return false;
+  }
+}
+
+/** The same-site path of the request's `Referer`, when it names a page of the same origin. */
+function refererPage(request: Request): string | undefined {
+  const referer = request.headers.get("referer");
+  if (!referer) return undefined;
+  try {
+    const from = new URL(referer);
+    if (from.origin !== new URL(request.url).origin) return undefined;
+    return sameSitePath(`${from.pathname.replace(/^[/\\]+/, "/")}${from.search}`);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Where {@link requireSession} sends a visitor to sign in. On a server-rendered page it is a
+ * relative path. For a server function call the router would navigate to a relative path inside
+ * the app, where the auth route's page does not exist, so the location is absolute: built by
+ * core's own rule (`url`/`AUTH_URL`, else the request's host only when the host is trusted).
+ */
+function signInRedirect(request: Request, effective: Effective, callbackUrl?: string): Response {
+  const explicit = callbackUrl === undefined ? undefined : sameSitePath(callbackUrl);
+  if (!isServerFunctionCall(request)) {
+    return redirectResponse(signInLocation(effective.prefix, explicit ?? requestedPage(request)));
+  }
+  const page = explicit ?? refererPage(request);
+  let protocol = "https";
+  try {
+    protocol = new URL(request.url).protocol;
+  } catch {
+    // Kept https: createActionURL reads the host from the headers.
+  }
+  const action = createActionURL("signin", protocol, request.headers, {}, effective.core);
+  if (page !== undefined) action.searchParams.set("callbackUrl", page);
+  return redirectResponse(action.href);
+}
+
+/**
+ * The session of the current SolidStart request, or a thrown redirect when there is none or it
+ * has no `user`: to `/` by default, to `redirectTo`, or with `signIn: true` to the sign-in page
+ * with `callbackUrl` set to the page, so the visitor comes back to it after signing in. Call it
+ * first thing in a `"use server"` function wrapped in `query()`: the router follows the thrown
+ * redirect, on the server-rendered page and on client navigation alike.
  *
- * Throws an `Error` when called outside a SolidStart request.
+ * Throws an `Error` when called outside a SolidStart request, and a `TypeError` when
+ * `redirectTo` and `signIn` are both set.
  *
  * @example
  * ```ts
@@ -71,15 +136,17 @@ export async function getSession(
  * declare const authConfig: SolidAuthConfig;
  * export const accountQuery = query(async () => {
  *   "use server";
- *   const session = await requireSession(authConfig, { redirectTo: "/signin" });
+ *   // Signed out: to /api/auth/signin?callbackUrl=%2Faccount, and back here after signing in.
+ *   const session = await requireSession(authConfig, { signIn: true });
  *   return { name: session.user.name ?? null };
  * }, "account");
  * ```
  */
 export async function requireSession(
   config: SolidAuthConfig,
-  options?: RequireSessionOptions,
+  options: RequireSessionOptions = {},
 ): Promise<SessionWithUser> {
+  assertSignedOutRedirect("requireSession", options);
   const event = await currentEvent();
   if (!event) {
     throw new Error(
@@ -89,6 +156,8 @@ export async function requireSession(
   const session = await sessionFor(event.request, config, (cookies) =>
     appendCookies(event, cookies),
   );
-  if (!session?.user) throw redirectResponse(options?.redirectTo ?? "/");
-  return session as SessionWithUser;
+  if (session?.user) return session as SessionWithUser;
+  if (options.signIn)
+    throw signInRedirect(event.request, effectiveConfig(config), options.callbackUrl);
+  throw redirectResponse(options.redirectTo ?? "/");
 }
