@@ -4,6 +4,7 @@
  * processes; use the Redis or PostgreSQL store for that.
  * @module
  */
+import { LEGACY_SESSION_ID } from "./lib/session/ids.js";
 import type { RevocationSessionRecord, RevocationStore } from "./lib/types/sessions.js";
 
 /** What {@link MemoryRevocationStore} returns: the store contract, plus a reset for tests. */
@@ -60,7 +61,8 @@ export function MemoryRevocationStore(): InMemoryRevocationStore {
       epoch !== undefined &&
       epoch.expires > now &&
       epoch.at >= issuedAt &&
-      epoch.except !== sessionId
+      // Every token without a sid shares the id "legacy": an exception naming it spares none.
+      (epoch.except !== sessionId || sessionId === LEGACY_SESSION_ID)
     );
   }
 

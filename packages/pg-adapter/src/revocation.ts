@@ -57,6 +57,9 @@ function statements(s: string): string[] {
   ];
 }
 
+/** The session id core gives a JWT without a `sid` (one issued by Auth.js or before sids). */
+const LEGACY_SESSION_ID = "legacy";
+
 const RECORD_COLUMNS = [
   "userId",
   "sessionId",
@@ -136,12 +139,14 @@ export function PostgresRevocationStore(
   const run = (sql: string, params?: unknown[]) => rowsOf(queue, sql, params, named);
 
   // Revoked by id, or issued at or before the user's epoch and not its exception. Both lookups
-  // are primary-key probes; an expired entry counts for nothing.
+  // are primary-key probes; an expired entry counts for nothing. Every token without a sid
+  // shares the id 'legacy' (an epoch written by an older Gatehouse may name it): it is never
+  // the exception.
   const check = `SELECT EXISTS (
   SELECT 1 FROM ${revoked} WHERE "userId" = $1 AND "sessionId" = $2 AND "expires" > now()
 ) OR EXISTS (
-  SELECT 1 FROM ${epochs} WHERE "userId" = $1 AND "at" >= $3 AND "except" IS DISTINCT FROM $2
-    AND "expires" > now()
+  SELECT 1 FROM ${epochs} WHERE "userId" = $1 AND "at" >= $3
+    AND ("except" IS DISTINCT FROM $2 OR $2 = '${LEGACY_SESSION_ID}') AND "expires" > now()
 ) AS "revoked"`;
 
   const list = `SELECT r.* FROM ${records} r

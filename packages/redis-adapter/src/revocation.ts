@@ -124,6 +124,17 @@ function parseEpoch(value: string | null): { at: number; except: string } | unde
   return { at, except: space === -1 ? "" : value.slice(space + 1) };
 }
 
+/** The session id core gives a JWT without a `sid` (one issued by Auth.js or before sids). */
+const LEGACY_SESSION_ID = "legacy";
+
+/**
+ * Whether the epoch's exception is this session. Every token without a sid shares the id
+ * `legacy` (an epoch written by an older Gatehouse may name it), so it is never the exception.
+ */
+function spares(epoch: { except: string }, sessionId: string): boolean {
+  return epoch.except === sessionId && sessionId !== LEGACY_SESSION_ID;
+}
+
 function expiryMs(expires: Date, what: string): number {
   const ms = expires instanceof Date ? expires.getTime() : Number.NaN;
   if (!Number.isFinite(ms)) throw new TypeError(`RedisRevocationStore: ${what} needs a valid Date`);
@@ -174,7 +185,7 @@ export function RedisRevocationStore(
       if (!Array.isArray(reply)) throw new Error("RedisRevocationStore: MGET gave no array");
       if (text(reply[1]) !== null) return true;
       const epoch = parseEpoch(text(reply[0]));
-      return epoch !== undefined && epoch.at >= issuedAt && epoch.except !== sessionId;
+      return epoch !== undefined && epoch.at >= issuedAt && !spares(epoch, sessionId);
     },
     async revokeSession({ userId, sessionId, expires }) {
       const keys = [revokedKey(userId, sessionId), recordsKey(userId), expiryKey(userId)];
@@ -206,7 +217,7 @@ export function RedisRevocationStore(
         if (!(record.expires instanceof Date) || record.expires.getTime() <= now) continue;
         // As `check` would answer for a token issued when the session was created.
         const issuedAt = Math.floor((record.createdAt?.getTime() ?? 0) / 1000);
-        if (epoch && epoch.at >= issuedAt && epoch.except !== record.sessionId) continue;
+        if (epoch && epoch.at >= issuedAt && !spares(epoch, record.sessionId)) continue;
         live.push(record);
       }
       return live.sort(

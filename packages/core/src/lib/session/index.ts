@@ -37,7 +37,10 @@ export function checkSession(ctx: Context, update?: { data: unknown }): Promise<
     : checkJwtSession(ctx, update);
 }
 
-/** The cookies of a new session after a successful sign-in. */
+/**
+ * The cookies of a new session after a successful sign-in. `sessionId` (JWT strategy only) is
+ * the `sid` that `endSessionsOnAddressProof` (./address-proof.ts) spared.
+ */
 export function issueSession(
   ctx: Context,
   params: {
@@ -45,6 +48,7 @@ export function issueSession(
     account: Account | null;
     profile?: Profile;
     isNewUser: boolean;
+    sessionId?: string;
   },
 ): Promise<Cookie[]> {
   return isDatabase(ctx)

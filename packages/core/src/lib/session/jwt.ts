@@ -7,8 +7,9 @@
  * the session keeps the expiry it was issued with, and `expires` in the session says so.
  *
  * Every token carries a session id (`sid`) and its sign-in time (`auth_time`), set at issuance and
- * kept across re-issues. With `session.revocation`, the check asks the revocation store once
- * (after the decrypt, before the `jwt` callback); without it, it makes no call at all.
+ * kept across re-issues; a token issued without them (by Auth.js, or before session management)
+ * gets them at its first re-issue. With `session.revocation`, the check asks the revocation store
+ * once (after the decrypt, before the `jwt` callback); without it, it makes no call at all.
  */
 
 import type { Context } from "../context.js";
@@ -21,7 +22,13 @@ import type { Account, JWT, Profile, Session, User } from "../types/models.js";
 import type { RevocationStore } from "../types/sessions.js";
 import { clientSession } from "./callback.js";
 import { LEGACY_SESSION_ID, newSessionId } from "./ids.js";
-import { forgetCachedChecks, isRevoked, jwtSessionId, recordJwtSession } from "./revocation.js";
+import {
+  forgetCachedChecks,
+  isRevoked,
+  jwtSessionId,
+  jwtSessionStart,
+  recordJwtSession,
+} from "./revocation.js";
 
 /** The result of a session check. */
 export interface SessionCheck {
@@ -41,6 +48,7 @@ export async function writeToken(
 ): Promise<{ cookies: Cookie[]; expires: Date }> {
   const { config } = ctx;
   const { name, options } = ctx.cookieOptions.sessionToken;
+  giveSessionClaims(token);
   const value = await config.jwt.encode({
     token,
     secret: config.secrets,
@@ -116,6 +124,7 @@ export async function checkJwtSession(
   let expires: Date;
   if (reissue) {
     keepSessionClaims(token, decoded);
+    giveSessionClaims(token, decoded);
     ({ cookies, expires } = await writeToken(ctx, token));
     if (revocation) await recordJwtSession(ctx, token, expires);
   } else {
@@ -136,13 +145,25 @@ export async function checkJwtSession(
   return { session, cookies };
 }
 
-/** Issues the session cookie after a successful sign-in. Returns no cookie when `jwt` says null. */
+/**
+ * Issues the session cookie after a successful sign-in. Returns no cookie when `jwt` says null.
+ * `sessionId` is a `sid` chosen beforehand (one a revocation of the user already spares).
+ */
 export async function issueJwtSession(
   ctx: Context,
-  params: { user: User; account: Account | null; profile?: Profile; isNewUser: boolean },
+  params: {
+    user: User;
+    account: Account | null;
+    profile?: Profile;
+    isNewUser: boolean;
+    sessionId?: string;
+  },
 ): Promise<Cookie[]> {
   const { user, account, profile, isNewUser } = params;
-  const session = { sid: newSessionId(), auth_time: Math.floor(Date.now() / 1000) };
+  const session = {
+    sid: params.sessionId ?? newSessionId(),
+    auth_time: Math.floor(Date.now() / 1000),
+  };
   const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id };
   // Without an adapter the provider's tokens have nowhere else to live (docs/tokens.md).
   const tokens = ctx.config.adapter ? null : providerTokensOf(oauthAccount(account));
@@ -174,14 +195,54 @@ function oauthAccount(account: Account | null): Account | null {
 
 /**
  * Puts back the session claims a custom `jwt` callback dropped (one that builds a new object):
- * the session id and sign-in time must survive every re-issue. A token from before session
- * management has neither and gets none: it stays revocable only by the user's epoch.
+ * the session id and sign-in time must survive every re-issue.
  */
 function keepSessionClaims(token: JWT, from: JWT): void {
   if (token.sid === undefined && typeof from.sid === "string") token.sid = from.sid;
   if (token.auth_time === undefined && typeof from.auth_time === "number") {
     token.auth_time = from.auth_time;
   }
+}
+
+/**
+ * Gives a token issued without a `sid` (by Auth.js, or before session management) its session
+ * claims when it is re-issued, so that from then on it can be listed and ended on its own: a
+ * fresh `sid`, and as `auth_time` the time it was last issued (`from`'s `iat`: its sign-in time is
+ * unknown). Keeping that time rather than the re-issue's means a revocation of the user that lands
+ * between the check and this re-issue still ends the new token.
+ */
+function giveSessionClaims(token: JWT, from: JWT = token): void {
+  if (jwtSessionId(token) !== LEGACY_SESSION_ID) return;
+  token.sid = newSessionId();
+  if (typeof token.auth_time !== "number") {
+    token.auth_time = jwtSessionStart(from) || Math.floor(Date.now() / 1000);
+  }
+}
+
+/**
+ * Re-issues the request's own token when it has no `sid` and belongs to `userId`, with a fresh
+ * `sid`, at this response: what "sign out everywhere else" keeps, since the id `legacy` is shared
+ * by every token without one. Returns the new `sid`, or null when the request holds no such token.
+ */
+export async function giveLegacyTokenSessionId(
+  ctx: Context,
+  userId: string,
+): Promise<string | null> {
+  const { config } = ctx;
+  const { name } = ctx.cookieOptions.sessionToken;
+  const value = readChunked(ctx.req.cookies, name);
+  if (!value) return null;
+  let token: JWT | null;
+  try {
+    token = await config.jwt.decode({ token: value, secret: config.secrets, salt: name });
+  } catch {
+    return null;
+  }
+  if (!token || token.sub !== userId || jwtSessionId(token) !== LEGACY_SESSION_ID) return null;
+  const { cookies, expires } = await writeToken(ctx, token);
+  ctx.setCookies.push(...cookies);
+  if (config.session.revocation) await recordJwtSession(ctx, token, expires);
+  return jwtSessionId(token);
 }
 
 /** Ends the JWT session: the `signOut` event gets the token, and every chunk is cleared. */

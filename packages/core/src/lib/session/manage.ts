@@ -11,7 +11,7 @@
  * action; `revokedByServer`, `revokedAllByServer` from the server API).
  */
 import type { ResolvedConfig } from "../config.js";
-import type { Context } from "../context.js";
+import { Context } from "../context.js";
 import { AuthError, MissingAdapterMethods } from "../errors.js";
 import { recordSecurityEvent } from "../security-log.js";
 import type { Adapter, AdapterSession } from "../types/models.js";
@@ -21,7 +21,8 @@ import type {
   SessionInfo,
   SessionMetadata,
 } from "../types/sessions.js";
-import { isSessionId, publicSessionId } from "./ids.js";
+import { isSessionId, LEGACY_SESSION_ID, publicSessionId } from "./ids.js";
+import { giveLegacyTokenSessionId } from "./jwt.js";
 import { forgetCachedChecks } from "./revocation.js";
 
 const iso = (date: Date | null | undefined) => (date ? new Date(date).toISOString() : null);
@@ -181,6 +182,10 @@ export async function revokeUserSession(
 /**
  * Ends every session of the user but the one whose public id is `except`; returns how many ended
  * (under the JWT strategy, how many the store had recorded: every one ends, recorded or not).
+ *
+ * `legacy` names every JWT without a `sid` at once, so it never spares anything: when the request
+ * that asks holds such a token of this user, that token is re-issued with a `sid` first and
+ * spared by it; otherwise (the server API has no request) every session ends, the caller's too.
  */
 export async function revokeAllUserSessions(
   config: ResolvedConfig,
@@ -188,7 +193,7 @@ export async function revokeAllUserSessions(
   except: string | undefined,
   cause: RevocationCause,
 ): Promise<number> {
-  const ended = await endAll(config, userId, except);
+  const ended = await endAll(config, userId, except, cause);
   await logRevocation(cause, userId, null);
   return ended;
 }
@@ -197,6 +202,7 @@ async function endAll(
   config: ResolvedConfig,
   userId: string,
   except: string | undefined,
+  cause: RevocationCause,
 ): Promise<number> {
   if (config.session.strategy === "database") {
     const adapter = sessionAdapter(config);
@@ -215,12 +221,22 @@ async function endAll(
   }
   const store = revocationStore(config);
   const records = (await recordedJwtSessions(config, userId)) ?? [];
+  const kept = except === LEGACY_SESSION_ID ? await keepLegacyCaller(cause, userId) : except;
   await store.revokeUser({
     userId,
     at: Math.floor(Date.now() / 1000),
-    ...(except === undefined ? {} : { except }),
+    ...(kept === undefined ? {} : { except: kept }),
     expires: latestJwtExpiry(config),
   });
   forgetCachedChecks(store);
-  return records.filter((r) => r.sessionId !== except).length;
+  return records.filter((r) => r.sessionId !== kept).length;
+}
+
+/** The new `sid` of the asking request's own token without one, re-issued at this response. */
+async function keepLegacyCaller(
+  cause: RevocationCause,
+  userId: string,
+): Promise<string | undefined> {
+  if (!(cause.source instanceof Context)) return undefined;
+  return (await giveLegacyTokenSessionId(cause.source, userId)) ?? undefined;
 }
