@@ -103,30 +103,36 @@ describe("the emitted package", () => {
     }
   });
 
-  test("the client entry loads only solid-js and its own modules", () => {
+  test("the client entry loads only solid-js and its own modules; @simplewebauthn/browser only on demand", () => {
     const seen = new Set<string>();
     const visit = (file: string) => {
       if (seen.has(file)) return;
       seen.add(file);
       const text = emitted.get(file);
       if (text === undefined) throw new Error(`${file} was not emitted`);
-      for (const [, specifier = ""] of text.matchAll(/(?:from|import)\s*\(?\s*"([^"]+)"/g)) {
+      for (const [, specifier = ""] of text.matchAll(/(?:from|import)\s*"([^"]+)"/g)) {
         if (specifier.startsWith(".")) {
           visit(join(dirname(file), specifier).split("\\").join("/"));
         } else {
           expect(["solid-js", "solid-js/web"], `${file} imports ${specifier}`).toContain(specifier);
         }
       }
+      // Dynamic imports: the passkey helpers load the WebAuthn browser library when called.
+      for (const [, specifier = ""] of text.matchAll(/import\(\s*"([^"]+)"\s*\)/g)) {
+        expect(`${file} → ${specifier}`).toBe("client/passkey.js → @simplewebauthn/browser");
+      }
     };
     visit("client/index.js");
     expect([...seen].sort()).toEqual([
       "client/base-path.js",
       "client/index.js",
+      "client/passkey.js",
       "client/session.js",
       "client/sessions.js",
       "client/sign-in.js",
       "client/transport.js",
     ]);
+    expect(emitted.get("client/passkey.js")).toMatch(/import\("@simplewebauthn\/browser"\)/);
   });
 
   test("the server entry loads solid-js/web only when a session is read in a request", () => {

@@ -1,11 +1,16 @@
 /**
- * Gatehouse for SolidStart, browser side: sign in, sign out, the session as signals, and the
- * user's sessions (list, revoke).
+ * Gatehouse for SolidStart, browser side: sign in (passkeys too), sign out, the session as
+ * signals, a passkey for the signed-in user, and the user's sessions (list, revoke).
  * Nothing here imports server code.
  * @module
  */
 export type { Session, SessionInfo, User } from "@gatehousejs/core/types";
 export { type ClientConfig, configureClient, DEFAULT_BASE_PATH } from "./base-path.js";
+export {
+  type PasskeyAction,
+  type PasskeyOptions,
+  registerPasskey,
+} from "./passkey.js";
 export {
   type CreateSessionOptions,
   createSession,

@@ -2,6 +2,7 @@
  * `signIn()` and `signOut()` for the browser.
  */
 import { basePathOf } from "./base-path.js";
+import { passkeyCeremony, WEBAUTHN_PROVIDER_IDS } from "./passkey.js";
 import {
   browserLocation,
   fetchCsrfToken,
@@ -104,6 +105,10 @@ function resultOf(
  *
  * - No provider: navigates to the sign-in page of the auth route.
  * - `"credentials"`: posts the other options to `<basePath>/callback/credentials`.
+ * - `"passkey"` or `"webauthn"` (core's WebAuthn providers): the browser's passkey prompt, with
+ *   the options of `<basePath>/webauthn-options/<provider>`, then its answer posted to
+ *   `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey instead (as
+ *   `registerPasskey()` does). `@simplewebauthn/browser` is loaded for this call only.
  * - Any other provider: posts to `<basePath>/signin/<provider>` (an OAuth provider answers with
  *   its authorization URL, an email provider sends its link).
  *
@@ -145,6 +150,14 @@ export async function signIn(
   if (!provider) {
     navigate(`${base}/signin?${new URLSearchParams({ callbackUrl: target })}`);
     return undefined;
+  }
+  if (WEBAUTHN_PROVIDER_IDS.includes(provider)) {
+    return passkeyCeremony(fields.action === "register" ? "register" : "authenticate", {
+      provider,
+      redirectTo: target,
+      redirect,
+      basePath,
+    });
   }
   const action = provider === "credentials" ? "callback" : "signin";
   const query = new URLSearchParams(authorizationParams).toString();
