@@ -30,6 +30,14 @@ export function defaultCookies(secure: boolean): CookiesOptions {
   };
 }
 
+/**
+ * The name of the device cookie that the credentials backoff reads (docs/rate-limits.md): a
+ * Gatehouse cookie, with the `__Secure-` prefix when cookies are secure.
+ */
+export function deviceCookieName(secure: boolean): string {
+  return secure ? "__Secure-gatehouse.device" : "gatehouse.device";
+}
+
 /** The defaults with the user's overrides merged in, per cookie and per attribute. */
 export function resolveCookies(
   secure: boolean,

@@ -1,14 +1,25 @@
 /**
  * The per-process rate-limit store: a map of counters that forgets ended ones as it goes, bounded
- * in size so that a flood of distinct keys cannot grow it without end.
+ * in size so that a flood of distinct keys cannot grow it without end. Failure streaks (counters
+ * an `extend` hit created) live apart, under a bound of their own, and are never evicted.
  */
 import type { ClientIp, RateLimitCount, RateLimitStore } from "../types/abuse.js";
 import { AddressTable } from "./address-table.js";
+import { type StreakBudget, StreakTable } from "./streaks.js";
 
 /** Options of {@link MemoryRateLimitStore}. */
 export interface MemoryRateLimitStoreOptions {
-  /** Counters kept at most; when it is full, the ones not hit lately go first. Default 100,000. */
+  /**
+   * Fixed-window counters kept at most; when it is full, the ones not hit lately go first.
+   * Default 100,000.
+   */
   maxEntries?: number;
+  /**
+   * Failure streaks (counters hit with `extend`) kept at most. A running streak is never evicted:
+   * when this many are running, a new one is counted on one of 1,024 shared spill counters
+   * instead, so guessing stays backed off (docs/rate-limits.md). Default 100,000.
+   */
+  maxStreaks?: number;
   /** The clock, in milliseconds (tests). Default `Date.now`. */
   now?: () => number;
 }
@@ -64,6 +75,17 @@ type Entry = RateLimitCount & { touched: boolean };
 export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}): RateLimitStore {
   const maxEntries = options.maxEntries ?? 100_000;
   const now = options.now ?? Date.now;
+  const budget: StreakBudget = { held: 0, max: options.maxStreaks ?? 100_000 };
+  /** Failure streaks per partition, outside the eviction of the counters below. */
+  const streaks = new Map<string, StreakTable>();
+  const streakTable = (name: string): StreakTable => {
+    let table = streaks.get(name);
+    if (!table) {
+      table = new StreakTable(budget);
+      streaks.set(name, table);
+    }
+    return table;
+  };
   // Each partition in creation order: a hit changes its counter in place and marks it, never
   // moves it (moving an entry of a big map on every hit costs more than the rest of the hit).
   const partitions = new Map<string, Map<string, Entry>>();
@@ -153,8 +175,14 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
   const sync: SyncRateLimitStore = {
     hit(name, key, windowMs, hitOptions) {
       const at = now();
+      const extend = hitOptions?.extend === true;
+      const table = streaks.get(name);
+      const streak = table?.own(key, at);
+      if (streak) return (table as StreakTable).count(key, streak, windowMs, at, extend);
       const counters = partition(name);
       const current = live(counters, key, at);
+      // A new counter hit with extend is a failure streak: kept apart, never evicted.
+      if (!current && extend) return streakTable(name).start(key, windowMs, at);
       if (!current) {
         sweep(counters, at);
         const counter: Entry = { count: 1, resetAt: at + windowMs, touched: false };
@@ -168,10 +196,14 @@ export function MemoryRateLimitStore(options: MemoryRateLimitStoreOptions = {}):
       return current;
     },
     peek(name, key) {
+      const at = now();
+      const streak = streaks.get(name)?.peek(key, at);
+      if (streak) return streak;
       const counters = partitions.get(name);
-      return (counters && live(counters, key, now())) || null;
+      return (counters && live(counters, key, at)) || null;
     },
     reset(name, key) {
+      streaks.get(name)?.delete(key);
       const counters = partitions.get(name);
       if (counters?.delete(key)) size--;
     },

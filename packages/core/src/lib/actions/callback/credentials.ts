@@ -92,6 +92,8 @@ export async function credentialsCallback(
   if (gate) return gate;
 
   const cookies = await issueSession(ctx, { user, account, isNewUser: false });
+  // This browser now knows the password: its failures on the account are counted apart.
+  const device = await attempt.signedIn();
   await emit(ctx.config, "signIn", { user, account });
   await recordSecurityEvent(ctx, {
     type: "signIn",
@@ -99,5 +101,5 @@ export async function credentialsCallback(
     provider: provider.id,
     providerType: provider.type,
   });
-  return { ...redirectResult(callbackUrl), cookies };
+  return { ...redirectResult(callbackUrl), cookies: device ? [...cookies, device] : cookies };
 }
