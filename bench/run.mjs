@@ -11,7 +11,9 @@
  * another half of it and the store scenarios another quarter (BENCH_IO_WARMUP_MS and
  * BENCH_STORE_WARMUP_MS override those), and DATABASE_URL / REDIS_URL name the stores. The
  * SolidStart getSession row (solid.mjs) gets BENCH_SOLID_WARMUP_MS (default a quarter of
- * BENCH_WARMUP_MS) of warm-up of its own: it runs another copy of @auth/core.
+ * BENCH_WARMUP_MS) of warm-up of its own: it runs another copy of @auth/core. The three-way rows
+ * beside Better Auth (three-way.mjs) come last, after BENCH_VS_WARMUP_MS (default BENCH_WARMUP_MS)
+ * of warm-up of their own, and are written to bench/results.json and drawn in bench/chart.svg.
  */
 import { availableParallelism, cpus } from "node:os";
 import { CheckFailed, check, recordingLogger } from "./check.mjs";
@@ -27,6 +29,7 @@ const warmupMs = Number(process.env.BENCH_WARMUP_MS ?? 16_000);
 const ioWarmupMs = Number(process.env.BENCH_IO_WARMUP_MS ?? warmupMs / 2);
 const storeWarmupMs = Number(process.env.BENCH_STORE_WARMUP_MS ?? warmupMs / 4);
 const solidWarmupMs = Number(process.env.BENCH_SOLID_WARMUP_MS ?? warmupMs / 4);
+const vsWarmupMs = Number(process.env.BENCH_VS_WARMUP_MS ?? warmupMs);
 const slices = 30;
 
 function json(body, who) {
@@ -330,8 +333,8 @@ async function main() {
     `node ${process.version}, ${availableParallelism()} CPU(s) (${cpu}); ` +
       `${budgetMs} ms per library per scenario in ${slices} interleaved slices, ` +
       `after ${warmupMs} ms of warm-up over the JWT scenarios, then ${ioWarmupMs} ms over the ` +
-      `database and OAuth ones, ${storeWarmupMs} ms over the store ones and ${solidWarmupMs} ms ` +
-      "over the SolidStart one",
+      `database and OAuth ones, ${storeWarmupMs} ms over the store ones, ${solidWarmupMs} ms ` +
+      `over the SolidStart one and ${vsWarmupMs} ms over the three-way ones`,
   );
 
   const out = report();
@@ -361,6 +364,16 @@ async function main() {
   const { solidScenario } = await import("./solid.mjs");
   out.add(await solidScenario({ budgetMs, warmupMs: solidWarmupMs }));
 
+  // After everything else, for the same reason: it loads Better Auth and starts HTTP servers.
+  const { threeWay, threeWayTable, writeThreeWay } = await import("./three-way.mjs");
+  const vs = await threeWay({
+    budgetMs,
+    warmupMs: vsWarmupMs,
+    slices,
+    log: recordingLogger(),
+    command: "npm run bench",
+  });
+
   // What a server pays per request with either library, outside the timed calls above.
   const fixed = await compare(
     {
@@ -386,6 +399,10 @@ async function main() {
   console.log(
     "‡ getSession() of @gatehousejs/solid-start vs @auth/solid-start 0.19.2 (on its @auth/core 0.41.2).",
   );
+  console.log();
+  console.log(threeWayTable(vs));
+  console.log("Beside Better Auth: ops/s as above; ratios are medians of paired slices.");
+  writeThreeWay(vs);
   console.log();
   const passed = out.summary.filter((s) => s.includes(":PASS")).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
