@@ -115,3 +115,70 @@ describe("the submitted token", () => {
     expect(tokensMatch("undefined", undefined)).toBe(false);
   });
 });
+
+describe("a sign-out refused for its CSRF token", () => {
+  async function signedIn() {
+    const config = credentialsConfig();
+    const jar = new Jar();
+    const token = await csrfToken(config, jar);
+    await send(config, jar, "/auth/callback/credentials", {
+      form: { csrfToken: token, username: "alice", password: "wonderland" },
+    });
+    expect(jar.cookies.has(SESSION)).toBe(true);
+    return { config, jar };
+  }
+
+  it("goes back to the sign-out page, which says the sign-out form expired", async () => {
+    const { config, jar } = await signedIn();
+    const refused = await send(config, jar, "/auth/signout", { form: { csrfToken: "stale" } });
+    expect(refused.status).toBe(302);
+    const location = refused.headers.get("location") ?? "";
+    expect(location).toBe(`${ORIGIN}/auth/signout?error=MissingCSRF`);
+    expect(jar.cookies.has(SESSION)).toBe(true);
+    const page = await send(config, jar, new URL(location).pathname + new URL(location).search);
+    const html = await page.text();
+    expect(html).toContain("The sign out form expired. Please try again.");
+    expect(html).not.toContain("sign in form");
+    expect(html).toContain("<title>Error: Sign Out</title>");
+    // The page carries a working form: posting its token signs out.
+    const token = /name="csrfToken" value="([0-9a-f]{64})"/.exec(html)?.[1] ?? "";
+    const retried = await send(config, jar, "/auth/signout", { form: { csrfToken: token } });
+    expect(retried.headers.get("location")).toBe(ORIGIN);
+    expect(jar.cookies.has(SESSION)).toBe(false);
+  });
+
+  it("keeps an accepted callback URL, drops a refused one", async () => {
+    const { config, jar } = await signedIn();
+    const kept = await send(config, jar, "/auth/signout", { form: { callbackUrl: "/bye" } });
+    expect(kept.headers.get("location")).toBe(
+      `${ORIGIN}/auth/signout?error=MissingCSRF&callbackUrl=${encodeURIComponent(`${ORIGIN}/bye`)}`,
+    );
+    const dropped = await send(config, jar, "/auth/signout", {
+      form: { callbackUrl: "https://evil.example/" },
+    });
+    expect(dropped.headers.get("location")).toBe(`${ORIGIN}/auth/signout?error=MissingCSRF`);
+  });
+
+  it("goes to a custom sign-out page with error=MissingCSRF", async () => {
+    const config = credentialsConfig({ pages: { signOut: "/leave" } });
+    const answer = await send(config, new Jar(), "/auth/signout", { form: {} });
+    expect(answer.headers.get("location")).toBe(`${ORIGIN}/leave?error=MissingCSRF`);
+    const page = await send(config, new Jar(), "/auth/signout?error=MissingCSRF");
+    expect(page.headers.get("location")).toBe(`${ORIGIN}/leave?error=MissingCSRF`);
+  });
+
+  it("a fetch client gets the sign-out page's URL", async () => {
+    const answer = await send(credentialsConfig(), new Jar(), "/auth/signout", {
+      form: {},
+      headers: { "X-Auth-Return-Redirect": "1" },
+    });
+    expect(await answer.json()).toEqual({ url: `${ORIGIN}/auth/signout?error=MissingCSRF` });
+  });
+
+  it("a refused sign-in still goes to the sign-in page", async () => {
+    const answer = await send(credentialsConfig(), new Jar(), "/auth/callback/credentials", {
+      form: { username: "alice", password: "wonderland" },
+    });
+    expect(answer.headers.get("location")).toBe(`${ORIGIN}/auth/signin?error=MissingCSRF`);
+  });
+});

@@ -322,7 +322,8 @@ describe("methods", () => {
 
 describe("POST bodies that are empty or absent", () => {
   const signOut = (init: RequestInit) => answer("/auth/signout", { method: "POST", ...init });
-  const missingCsrf = `${ORIGIN}/auth/signin?error=MissingCSRF`;
+  // A refused sign-out goes back to the sign-out page, which says its form expired.
+  const missingCsrf = `${ORIGIN}/auth/signout?error=MissingCSRF`;
 
   it.each([
     ["form, no body", { headers: { "content-type": "application/x-www-form-urlencoded" } }],

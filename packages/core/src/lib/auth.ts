@@ -13,6 +13,7 @@ import {
   EmailSignInError,
   isClientError,
   isClientMistake,
+  MissingCSRF,
   RateLimited,
 } from "./errors.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
@@ -125,8 +126,13 @@ async function errorRedirect(ctx: Context, error: AuthError): Promise<ResponseIn
     params.code = error.code;
   // The sign-in page says when to try again.
   if (error instanceof RateLimited) params.code = String(error.retryAfter);
-  const { pageUrl } = await import("./actions/pages.js");
-  const result = redirectResult(pageUrl(ctx, page, params));
+  const { pageUrl, signOutRetryUrl } = await import("./actions/pages.js");
+  // A refused sign-out is not a sign-in: its own page says its form expired.
+  const target =
+    error instanceof MissingCSRF && ctx.req.action === "signout"
+      ? await signOutRetryUrl(ctx)
+      : pageUrl(ctx, page, params);
+  const result = redirectResult(target);
   // Deletions still apply: a consumed one-time cookie must not survive a failed sign-in.
   result.cookies = ctx.setCookies.filter((c) => c.options.maxAge === 0);
   return result;

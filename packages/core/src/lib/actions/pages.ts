@@ -45,8 +45,9 @@ export async function signInPage(ctx: Context): Promise<ResponseInternal> {
 
 /** GET /signout */
 export async function signOutPage(ctx: Context): Promise<ResponseInternal> {
+  const error = errorValue(ctx.req.query.error);
   const custom = ctx.config.pages.signOut;
-  if (custom) return redirectResult(pageUrl(ctx, custom, {}));
+  if (custom) return redirectResult(pageUrl(ctx, custom, { error }));
   const explicit = ctx.req.query.callbackUrl ? await ctx.callbackUrl() : undefined;
   const { token } = await ctx.csrf();
   return htmlResult(
@@ -55,8 +56,21 @@ export async function signOutPage(ctx: Context): Promise<ResponseInternal> {
       action: `${ctx.authUrl}/signout`,
       callbackUrl: explicit,
       theme: ctx.config.theme,
+      error,
     }),
   );
+}
+
+/**
+ * Where a sign-out refused for its CSRF token goes: back to the sign-out page (built in, or
+ * `pages.signOut`) with `error=MissingCSRF`, which says the sign-out form expired and offers a
+ * fresh one. A callback URL the `redirect` callback accepts comes along; a refused one is dropped.
+ */
+export async function signOutRetryUrl(ctx: Context): Promise<string> {
+  const page = ctx.config.pages.signOut ?? `${ctx.config.basePath}/signout`;
+  const explicit = ctx.req.body?.callbackUrl ?? ctx.req.query.callbackUrl;
+  const callbackUrl = explicit ? await ctx.callbackUrl().catch(() => undefined) : undefined;
+  return pageUrl(ctx, page, { error: "MissingCSRF", callbackUrl });
 }
 
 /** GET /error */

@@ -112,6 +112,9 @@ p{margin:0 0 1rem}
 .muted{color:var(--muted)}
 .center{text-align:center}
 form{margin:0}
+fieldset{margin:0;padding:0;border:0;min-width:0}
+.visually-hidden{position:absolute;width:1px;height:1px;margin:-1px;padding:0;overflow:hidden;
+clip-path:inset(50%);white-space:nowrap;border:0}
 .provider+.provider{margin-top:0.75rem}
 label{display:block;margin:0 0 0.25rem;font-weight:600;font-size:0.9375rem}
 input{display:block;width:100%;margin:0 0 1rem;padding:0.625rem 0.75rem;font:inherit;
@@ -134,6 +137,7 @@ a.button-primary{color:var(--button-text-color,var(--brand-contrast-color,var(--
 .error{margin:0 0 1.25rem;padding:0.75rem 1rem;background:var(--error-bg);
 color:var(--error-text);border:1px solid var(--error-border);border-radius:0.375rem}
 .error p{margin:0}
+input[aria-invalid="true"]{border-color:var(--error-border);border-width:2px}
 .divider{display:flex;align-items:center;gap:0.75rem;margin:1.25rem 0;color:var(--muted);
 font-size:0.875rem}
 .divider::before,.divider::after{content:"";flex:1;border-top:1px solid var(--border)}

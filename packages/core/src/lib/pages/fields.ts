@@ -37,6 +37,33 @@ export function passThroughAttributes(input: CredentialInput): string {
   return html;
 }
 
+// What a browser or password manager should fill in a field that does not say: by its type, and
+// for a plain text field by the two names that mean one thing everywhere.
+const AUTOCOMPLETE_BY_TYPE: Readonly<Record<string, string>> = {
+  password: "current-password",
+  email: "email",
+  tel: "tel",
+  url: "url",
+};
+const AUTOCOMPLETE_BY_NAME: Readonly<Record<string, string>> = {
+  username: "username",
+  email: "email",
+};
+
+/** The `autocomplete` to add to a field that sets none of its own. */
+function defaultAutocomplete(key: string, type: string, input: CredentialInput): string {
+  if (Object.keys(input).some((name) => name.toLowerCase() === "autocomplete")) return "";
+  const kind = type.toLowerCase();
+  const name = key.toLowerCase();
+  const byType = Object.hasOwn(AUTOCOMPLETE_BY_TYPE, kind) ? AUTOCOMPLETE_BY_TYPE[kind] : undefined;
+  const byName =
+    kind === "text" && Object.hasOwn(AUTOCOMPLETE_BY_NAME, name)
+      ? AUTOCOMPLETE_BY_NAME[name]
+      : undefined;
+  const value = byType ?? byName;
+  return value ? ` autocomplete="${value}"` : "";
+}
+
 /**
  * A `<label>` and its `<input>` for one field. `extra` is raw HTML attribute text added
  * verbatim (the caller's own markers such as `data-form-field`).
@@ -53,6 +80,6 @@ export function renderField(
   return [
     `<label for="${id}">${escapeHtml(label)}</label>`,
     `<input id="${id}" name="${escapeHtml(key)}" type="${escapeHtml(type)}"` +
-      `${passThroughAttributes(input)}${extra}>`,
+      `${passThroughAttributes(input)}${defaultAutocomplete(key, type, input)}${extra}>`,
   ].join("\n");
 }

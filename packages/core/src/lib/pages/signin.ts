@@ -12,7 +12,7 @@ import type {
 import { readableTextColor, safeCssColor } from "./css.js";
 import { escapeHtml, originOf, safeImageSrc, safeNavigationUrl } from "./escape.js";
 import { inputId, renderField } from "./fields.js";
-import { hiddenFields, renderShell } from "./shell.js";
+import { hiddenFields, INVALID_FIELD, renderErrorBox, renderShell } from "./shell.js";
 import { renderWebAuthnScript } from "./webauthn-script.js";
 
 /** What {@link renderSignInPage} needs. */
@@ -78,11 +78,33 @@ export function signInErrorMessage(error: string, code?: string): string {
     : GENERIC_ERROR_MESSAGE;
 }
 
+/** The kind of form whose fields an error is about, if any. */
+function invalidGroup(error: string | undefined, code: string | undefined): Group | undefined {
+  if (error === "CredentialsSignin") return "credentials";
+  if (error === "EmailSignin" && code === "invalid_email") return "email";
+  return undefined;
+}
+
 /** What every block needs besides its provider (raw values; escaped where written). */
 interface FormContext {
   csrfToken: string;
   callbackUrl?: string;
   email?: string;
+  /** The kind of form whose fields the page's error is about: they are marked invalid. */
+  invalid?: Group;
+}
+
+/**
+ * A form's visible fields, grouped under the provider's name: a page can hold several "Email"
+ * fields (email link, credentials, passkey), and the group tells a screen reader which is which.
+ */
+function fieldGroup(provider: InternalProvider, fields: string[]): string {
+  return [
+    "<fieldset>",
+    `<legend class="visually-hidden">${buttonLabel(provider)}</legend>`,
+    ...fields,
+    "</fieldset>",
+  ].join("\n");
 }
 
 function buttonLabel(provider: InternalProvider): string {
@@ -127,12 +149,15 @@ function providerCss(provider: InternalProvider & OAuthConfig, index: number): s
 function renderEmail(provider: InternalProvider & EmailConfig, context: FormContext): string {
   const id = escapeHtml(inputId("email", provider.id));
   const value = context.email ? ` value="${escapeHtml(context.email)}"` : "";
+  const invalid = context.invalid === "email" ? INVALID_FIELD : "";
   return [
     `<form method="post" action="${escapeHtml(safeNavigationUrl(provider.signinUrl))}">`,
     hiddenFields(context.csrfToken, context.callbackUrl),
-    `<label for="${id}">Email</label>`,
-    `<input id="${id}" type="email" name="email" autocomplete="email"` +
-      ` placeholder="email@example.com" required${value}>`,
+    fieldGroup(provider, [
+      `<label for="${id}">Email</label>`,
+      `<input id="${id}" type="email" name="email" autocomplete="email"` +
+        ` placeholder="email@example.com" required${value}${invalid}>`,
+    ]),
     `<button type="submit" class="button button-primary">${buttonLabel(provider)}</button>`,
     "</form>",
   ].join("\n");
@@ -142,16 +167,19 @@ function renderCredentials(
   provider: InternalProvider & CredentialsConfig,
   context: FormContext,
 ): string {
+  const invalid = context.invalid === "credentials" ? INVALID_FIELD : "";
   const fields = Object.entries(provider.credentials).map(([key, input]) =>
-    renderField(key, input, provider.id),
+    renderField(key, input, provider.id, invalid),
   );
   return [
     `<form method="post" action="${escapeHtml(safeNavigationUrl(provider.callbackUrl))}">`,
     hiddenFields(context.csrfToken, context.callbackUrl),
-    ...fields,
+    fields.length > 0 ? fieldGroup(provider, fields) : "",
     `<button type="submit" class="button button-primary">${buttonLabel(provider)}</button>`,
     "</form>",
-  ].join("\n");
+  ]
+    .filter(Boolean)
+    .join("\n");
 }
 
 function renderWebAuthn(
@@ -166,7 +194,7 @@ function renderWebAuthn(
   return [
     `<form id="${id}-form" method="post" action="${escapeHtml(safeNavigationUrl(provider.callbackUrl))}">`,
     hiddenFields(context.csrfToken),
-    ...fields,
+    fields.length > 0 ? fieldGroup(provider, fields) : "",
     `<button id="submitButton-${id}" type="submit" class="button button-primary">` +
       `${buttonLabel(provider)}</button>`,
     "</form>",
@@ -231,12 +259,10 @@ export function renderSignInPage(params: SignInPageParams): string {
     ...(params.callbackUrl ? { callbackUrl: params.callbackUrl } : {}),
     ...(params.email ? { email: params.email } : {}),
   };
+  const invalid = invalidGroup(params.error, params.code);
+  if (invalid) context.invalid = invalid;
   const parts: string[] = ["<h1>Sign in</h1>"];
-  if (params.error) {
-    parts.push(
-      `<div class="error" role="alert"><p>${escapeHtml(signInErrorMessage(params.error, params.code))}</p></div>`,
-    );
-  }
+  if (params.error) parts.push(renderErrorBox(signInErrorMessage(params.error, params.code)));
   const css: string[] = [];
   let previous: Group | undefined;
   params.providers.forEach((provider, index) => {
@@ -252,5 +278,6 @@ export function renderSignInPage(params: SignInPageParams): string {
     theme: params.theme,
     content: parts.join("\n"),
     css: css.join("\n"),
+    failed: !!params.error,
   });
 }

@@ -2,7 +2,7 @@
 
 import type { Theme } from "../types/config.js";
 import { displayHost, escapeHtml, safeNavigationUrl } from "./escape.js";
-import { hiddenFields, renderShell } from "./shell.js";
+import { hiddenFields, INVALID_FIELD, renderErrorBox, renderShell } from "./shell.js";
 
 /** The code form of the verify-request page, for a provider that sends codes. */
 export interface VerifyRequestCodeForm {
@@ -39,8 +39,11 @@ function codeErrorMessage(code: string): string {
     : "The code could not be used. Try again.";
 }
 
-function renderCodeForm(form: VerifyRequestCodeForm): string {
-  const keyboard = form.digits ? ' inputmode="numeric" pattern="[0-9 -]*"' : "";
+// Browsers compile `pattern` with the `v` flag, where a bare `-` in a class is a syntax error.
+const DIGIT_CODE_PATTERN = "[0-9 \\-]*";
+
+function renderCodeForm(form: VerifyRequestCodeForm, invalid: boolean): string {
+  const keyboard = form.digits ? ` inputmode="numeric" pattern="${DIGIT_CODE_PATTERN}"` : "";
   return [
     form.email
       ? `<p class="center">Or type the code sent to <strong>${escapeHtml(form.email)}</strong>:</p>`
@@ -49,7 +52,8 @@ function renderCodeForm(form: VerifyRequestCodeForm): string {
     hiddenFields(form.csrfToken),
     '<label for="input-code">Code</label>',
     `<input id="input-code" name="code" type="text" autocomplete="one-time-code" required` +
-      ` autocapitalize="off" spellcheck="false" maxlength="${form.length * 2}"${keyboard}>`,
+      ` autocapitalize="off" spellcheck="false" maxlength="${form.length * 2}"${keyboard}` +
+      `${invalid ? INVALID_FIELD : ""}>`,
     '<button type="submit" class="button button-primary">Sign in with code</button>',
     "</form>",
   ].join("\n");
@@ -68,14 +72,17 @@ export function renderVerifyRequestPage(params: VerifyRequestPageParams): string
   const href = safeNavigationUrl(params.siteUrl);
   const content = [
     "<h1>Check your email</h1>",
-    params.codeError
-      ? `<div class="error" role="alert"><p>${escapeHtml(codeErrorMessage(params.codeError))}</p></div>`
-      : "",
+    params.codeError ? renderErrorBox(codeErrorMessage(params.codeError)) : "",
     '<p class="center">A sign in link has been sent to your email address.</p>',
-    params.codeForm ? renderCodeForm(params.codeForm) : "",
+    params.codeForm ? renderCodeForm(params.codeForm, params.codeError === "wrong_code") : "",
     `<p class="center"><a href="${escapeHtml(href)}">${escapeHtml(displayHost(href))}</a></p>`,
   ]
     .filter((line) => line !== "")
     .join("\n");
-  return renderShell({ title: "Verify Request", theme: params.theme, content });
+  return renderShell({
+    title: "Verify Request",
+    theme: params.theme,
+    content,
+    failed: !!params.codeError,
+  });
 }

@@ -61,8 +61,17 @@ const body = `
     input.type = "hidden"; input.name = name; input.value = value;
     form.appendChild(input);
   }
+  // The region is in the page from the start, empty: a live region that appears together with
+  // its text is not announced. It is emptied first, so the same message twice is read twice.
   function fail() {
-    if (errorBox) { errorBox.hidden = false; errorBox.textContent = "Signing in with a passkey did not work. Please try again."; }
+    if (!errorBox) return;
+    errorBox.textContent = "";
+    setTimeout(function () {
+      var message = document.createElement("p");
+      message.className = "error";
+      message.textContent = "Signing in with a passkey did not work. Please try again.";
+      errorBox.appendChild(message);
+    }, 100);
   }
   // mode: "signin" (the server picks), "conditional" (autofill) or "register" (a new passkey).
   function run(mode) {
@@ -114,5 +123,5 @@ export function renderWebAuthnScript(provider: InternalProvider & WebAuthnConfig
     optionsUrl: provider.callbackUrl.replace(/\/callback\/([^/]+)$/, "/webauthn-options/$1"),
     conditional: provider.enableConditionalUI === true,
   };
-  return `<p id="${settings.errorId}" class="error" aria-live="assertive" hidden></p>\n<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
+  return `<div id="${settings.errorId}" role="alert" aria-atomic="true"></div>\n<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
 }
