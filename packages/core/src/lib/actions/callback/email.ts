@@ -13,6 +13,11 @@ import { emit } from "../../events.js";
 import { renderEmailConfirmPage } from "../../pages/index.js";
 import { htmlResult, redirectResult } from "../../response.js";
 import { recordSecurityEvent } from "../../security-log.js";
+import {
+  type AfterAddressProof,
+  endSessionsOnAddressProof,
+  mayHoldUnendingSessions,
+} from "../../session/address-proof.js";
 import { issueSession, signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type {
@@ -84,8 +89,10 @@ const isLinkAccount = (account: AdapterAccount, providerId: string, address: str
  * user that holds any would let whoever added them in. Allowed when the browser is already
  * signed in as that user, or when the user holds nothing else: no account but this link's own
  * (listed by `listAccountsByUserId`; an adapter without it cannot tell, so then any OAuth
- * provider in the configuration counts as an account the user may hold), and no authenticator.
- * A failed listing throws: it never adopts.
+ * provider in the configuration counts as an account the user may hold), and no authenticator,
+ * and no session that could not be ended once the address is proven (someone may have signed in
+ * through a Credentials provider while nothing can end sessions). A failed listing throws: it
+ * never adopts.
  */
 async function mayAdopt(
   ctx: Context,
@@ -95,6 +102,7 @@ async function mayAdopt(
   address: string,
 ): Promise<boolean> {
   if ((await signedInUser(ctx))?.id === user.id) return true;
+  if (mayHoldUnendingSessions(ctx.config)) return false;
   const [accounts, authenticators] = await Promise.all([
     adapter.listAccountsByUserId?.(user.id),
     adapter.listAuthenticatorsByUserId?.(user.id),
@@ -221,9 +229,12 @@ async function finishSignIn(
   const now = new Date();
   let user: AdapterUser;
   let isNewUser = false;
+  let proven: AfterAddressProof = {};
   if (existing) {
     user = existing;
     if (!existing.emailVerified) {
+      // Whoever held the address unproven may be signed in as this user: not any more.
+      proven = await endSessionsOnAddressProof(ctx, existing);
       user = await adapter.updateUser({ id: existing.id, emailVerified: now });
       await emit(ctx.config, "updateUser", { user });
       await recordSecurityEvent(ctx, {
@@ -261,7 +272,7 @@ async function finishSignIn(
     });
   }
 
-  const cookies = await issueSession(ctx, { user, account, isNewUser });
+  const cookies = await issueSession(ctx, { user, account, isNewUser, ...proven });
   await emit(ctx.config, "signIn", { user, account, isNewUser });
   await recordSecurityEvent(ctx, {
     type: "signIn",
