@@ -602,3 +602,169 @@ describe("error page", () => {
     expect(page.html).not.toContain(error);
   });
 });
+
+describe("accessibility and browser hygiene", () => {
+  const codeForm = {
+    action: `${BASE}/callback/email`,
+    csrfToken: "t",
+    length: 6,
+    digits: true,
+    email: "a@b.example",
+  };
+
+  it("the code input's pattern compiles as browsers compile it (v flag) and takes spaced codes", () => {
+    const html = renderVerifyRequestPage({ siteUrl: SITE, theme, codeForm });
+    const raw = /<input id="input-code"[^>]* pattern="([^"]*)"/.exec(html)?.[1];
+    expect(raw).toBeDefined();
+    const pattern = (raw ?? "").replaceAll("&amp;", "&");
+    const compiled = new RegExp(`^(?:${pattern})$`, "v");
+    for (const ok of ["123456", "123 456", "123-456"]) expect(compiled.test(ok)).toBe(true);
+    expect(compiled.test("12a456")).toBe(false);
+  });
+
+  it("every page declares its icon: an empty one, or the theme's logo", () => {
+    for (const html of Object.values(everyPage())) {
+      expect(html).toContain('<link rel="icon" href="data:,">');
+    }
+    const logo = "https://cdn.example/logo.png";
+    for (const html of Object.values(everyPage({ ...theme, logo }))) {
+      expect(html).toContain(`<link rel="icon" href="${logo}">`);
+    }
+    const unsafe = renderVerifyRequestPage({
+      siteUrl: SITE,
+      theme: { ...theme, logo: "javascript:alert(1)" },
+    });
+    expect(unsafe).toContain('<link rel="icon" href="data:,">');
+  });
+
+  it("fields without autocomplete get one from their type or name; a field's own wins", () => {
+    const html = signIn({
+      providers: [
+        credentials({
+          username: {},
+          email: { type: "email" },
+          password: { type: "password" },
+          phone: { type: "tel" },
+          site: { type: "url" },
+          newPassword: { type: "password", autocomplete: "new-password" },
+          secret: { type: "password", autoComplete: "off" },
+          nickname: {},
+        }),
+      ],
+    });
+    const autocomplete = (key: string) =>
+      [
+        ...inputTag(html, `input-${key}-for-credentials-provider`).matchAll(
+          /autocomplete="([^"]*)"/g,
+        ),
+      ].map((m) => m[1]);
+    expect(autocomplete("username")).toEqual(["username"]);
+    expect(autocomplete("email")).toEqual(["email"]);
+    expect(autocomplete("password")).toEqual(["current-password"]);
+    expect(autocomplete("phone")).toEqual(["tel"]);
+    expect(autocomplete("site")).toEqual(["url"]);
+    expect(autocomplete("newPassword")).toEqual(["new-password"]);
+    expect(autocomplete("secret")).toEqual(["off"]);
+    expect(autocomplete("nickname")).toEqual([]);
+  });
+
+  it("a failed credentials sign-in: the error takes focus, titles the page, and marks the fields", () => {
+    const html = signIn({ error: "CredentialsSignin", code: "credentials" });
+    expect(html).toContain("<title>Error: Sign In</title>");
+    expect(html).toMatch(/<div id="error" class="error" role="alert" tabindex="-1" autofocus>/);
+    expect(html.match(/\sautofocus/g)).toHaveLength(1);
+    for (const key of ["username", "password"]) {
+      expect(inputTag(html, `input-${key}-for-credentials-provider`)).toContain(
+        ' aria-invalid="true" aria-describedby="error"',
+      );
+    }
+    expect(inputTag(html, "input-email-for-email-provider")).not.toContain("aria-invalid");
+    expect(inputTag(html, "input-email-for-passkey-provider")).not.toContain("aria-invalid");
+  });
+
+  it("an email address refused: the email field is the one marked", () => {
+    const html = signIn({ error: "EmailSignin", code: "invalid_email" });
+    expect(inputTag(html, "input-email-for-email-provider")).toContain(
+      ' aria-invalid="true" aria-describedby="error"',
+    );
+    expect(inputTag(html, "input-username-for-credentials-provider")).not.toContain("aria-invalid");
+  });
+
+  it("an error about no field marks none, but still takes focus and titles the page", () => {
+    const html = signIn({ error: "OAuthSignin" });
+    expect(html).not.toMatch(/<input[^>]*aria-invalid/);
+    expect(html).toContain("<title>Error: Sign In</title>");
+    expect(html).toContain('tabindex="-1" autofocus');
+  });
+
+  it("a wrong code: the error takes focus, titles the page, and marks the code field", () => {
+    const wrong = renderVerifyRequestPage({
+      siteUrl: SITE,
+      theme,
+      codeForm,
+      codeError: "wrong_code",
+    });
+    expect(wrong).toContain("<title>Error: Verify Request</title>");
+    expect(wrong).toMatch(/<div id="error" class="error" role="alert" tabindex="-1" autofocus>/);
+    expect(inputTag(wrong, "input-code")).toContain(
+      ' aria-invalid="true" aria-describedby="error"',
+    );
+    const unusable = renderVerifyRequestPage({
+      siteUrl: SITE,
+      theme,
+      codeForm,
+      codeError: "code_unusable",
+    });
+    expect(unusable).toContain("<title>Error: Verify Request</title>");
+    expect(inputTag(unusable, "input-code")).not.toContain("aria-invalid");
+    const fine = renderVerifyRequestPage({ siteUrl: SITE, theme, codeForm });
+    expect(fine).toContain("<title>Verify Request</title>");
+    expect(fine).not.toContain("autofocus");
+  });
+
+  it("the sign-out page after a refused sign-out says the sign-out form expired", () => {
+    const render = (error?: string) =>
+      renderSignOutPage({ csrfToken: "t", action: `${BASE}/signout`, theme, error });
+    const expired = render("MissingCSRF");
+    expect(expired).toContain("The sign out form expired. Please try again.");
+    expect(expired).not.toMatch(/sign in/i);
+    expect(expired).toContain("<title>Error: Sign Out</title>");
+    expect(expired).toContain('tabindex="-1" autofocus');
+    const other = render(HOSTILE);
+    expect(other).toContain("Signing out did not work. Please try again.");
+    expect(other).not.toContain(HOSTILE);
+    expect(render()).not.toContain('class="error"');
+  });
+
+  it("three Email fields on one page sit in groups with distinct names", () => {
+    const html = signIn({
+      providers: [
+        email(),
+        credentials({ email: { label: "Email", type: "email" }, password: { type: "password" } }),
+        passkey({ email: { label: "Email", autocomplete: "username webauthn" } }),
+      ],
+    });
+    const groups = [
+      ...html.matchAll(/<fieldset>\n<legend[^>]*>([^<]*)<\/legend>\n([\s\S]*?)<\/fieldset>/g),
+    ].map((m) => ({ name: m[1] ?? "", inputs: visibleInputIds(m[2] ?? "") }));
+    expect(groups.map((g) => g.name)).toEqual([
+      "Sign in with Email",
+      "Sign in with Credentials",
+      "Sign in with Passkey",
+    ]);
+    // Every visible input is in exactly one group.
+    expect(groups.flatMap((g) => g.inputs).sort()).toEqual(visibleInputIds(html));
+    const emailLabels = [...html.matchAll(/<label for="([^"]*)">Email<\/label>/g)].map((m) => m[1]);
+    expect(emailLabels).toHaveLength(3);
+    const groupOf = (id: string) => groups.find((g) => g.inputs.includes(id))?.name;
+    expect(new Set(emailLabels.map((id) => groupOf(id ?? "")))).toHaveProperty("size", 3);
+  });
+
+  it("the passkey error region is in the page from the start, empty, and announces", () => {
+    const html = signIn({ providers: [passkey({ email: { label: "Email" } })] });
+    const region = /<[a-z]+ id="passkey-error"[^>]*>/.exec(html)?.[0] ?? "";
+    expect(region).toMatch(/role="alert"|aria-live="(assertive|polite)"/);
+    expect(region).not.toMatch(/\shidden/);
+    expect(html).toContain(`${region}</div>`);
+  });
+});
