@@ -151,6 +151,30 @@ describe("authMiddleware", () => {
     expect(response?.status).toBe(302);
   });
 
+  test("a path the router matches under a protected pattern is checked, though decoding leaves it", async () => {
+    const { config, jwt } = spiedConfig();
+    const onRequest = authMiddleware(config, { protectedPaths: ["/admin/*"] });
+    // The router splits on "/" only: each of these is the route /admin/:id to it.
+    for (const path of [
+      "/admin/..%2Fpublic",
+      "/admin/..%2fpublic",
+      "/admin/..%5Cpublic",
+      "/admin/a/..%2F..%2Fpublic",
+      "/admin/%2E%2E%2Fpublic",
+      "/ADMIN/..%2Fpublic",
+      "/admin/..%2F..%2Fapi%2Fauth%2Fsession",
+      "/admin/..%2Fpublic.css",
+    ]) {
+      expect((await onRequest(eventV1(rawRequest(path))))?.status, path).toBe(302);
+    }
+    // Paths the router renders as no protected page stay open, and unchecked.
+    const cookie = await sessionCookie({ sub: "u1", name: "Alice" });
+    for (const path of ["/public", "/admin./x", "/admin;x", "/adminx/..%2Fpublic"]) {
+      expect(await onRequest(eventV1(rawRequest(path, cookie))), path).toBeUndefined();
+    }
+    expect(jwt).not.toHaveBeenCalled();
+  });
+
   test("static assets are never checked, under a protected pattern too", async () => {
     const { config, jwt } = spiedConfig();
     const onRequest = authMiddleware(config, {

@@ -8,6 +8,7 @@ import {
   compilePattern,
   isAssetPath,
   matchesPattern,
+  routerPath,
   underCanonical,
 } from "./paths.js";
 import {
@@ -24,8 +25,9 @@ import { sessionFor } from "./session.js";
 export interface AuthMiddlewareOptions extends SignedOutRedirect {
   /**
    * The protected paths: `"/account"` is that page only (with or without a trailing slash),
-   * `"/admin/*"` is `/admin` and every path under it. Matched case-insensitively on the decoded,
-   * normalised path, as the router matches its routes.
+   * `"/admin/*"` is `/admin` and every path under it. Matched case-insensitively, and a request
+   * is checked when either its path as the router matches it (not decoded: `/admin/..%2Fx` is
+   * under `/admin`) or its decoded, resolved path (`/x/..%2Fadmin` is `/admin`) is protected.
    */
   protectedPaths: string[];
 }
@@ -71,14 +73,17 @@ export function authMiddleware(
   const patterns = options.protectedPaths.map(compilePattern);
   const mount = normalizePrefix(config.prefix);
   const prefix = canonicalPath(mount);
-  const checked = (path: string) =>
+  const checkedAs = (path: string) =>
     !underCanonical(path, prefix) &&
     !isAssetPath(path) &&
     patterns.some((pattern) => matchesPattern(path, pattern));
+  // Either spelling being protected is enough: see ./paths.ts.
+  const checked = (pathname: string) =>
+    checkedAs(routerPath(pathname)) || checkedAs(canonicalPath(pathname));
   const target = options.redirectTo ?? "/";
   // The sign-in page is under the prefix, which is never checked: only a fixed target can loop.
   if (!options.signIn && target.startsWith("/") && !target.startsWith("//")) {
-    if (checked(canonicalPath(new URL(target, "http://localhost").pathname))) {
+    if (checked(new URL(target, "http://localhost").pathname)) {
       throw new TypeError(
         `authMiddleware: redirectTo (${target}) is itself protected; signed-out visitors would loop`,
       );
@@ -91,7 +96,7 @@ export function authMiddleware(
     } catch {
       return undefined;
     }
-    if (!checked(canonicalPath(pathname))) return undefined;
+    if (!checked(pathname)) return undefined;
     let cookies: string[] = [];
     const session = await sessionFor(event.request, config, (set) => {
       cookies = set;

@@ -1,12 +1,19 @@
 /**
- * Path matching for the middleware: one canonical form for request paths and patterns, chosen
- * so that every spelling the router would render as a protected page is seen as protected.
+ * Path matching for the middleware. A request path is read in two spellings, and the middleware
+ * checks the session when either falls under a protected pattern:
  *
- * The Solid router compares path segments case-insensitively and ignores empty segments, so
- * `/Admin` and `//admin` render `/admin`. The canonical form therefore decodes percent-escapes
- * (`/%61dmin`, `/admin%2Fx`), treats `\` as `/`, drops empty and `.` segments, resolves `..`
- * after decoding, and lowercases. When in doubt a path is matched as protected: the cost is a
- * session check, never an open page.
+ * - the router's ({@link routerPath}): what `@solidjs/router` matches. It splits the pathname
+ *   of the request URL (already resolved by the URL parser: `/a/../b`, `/a/%2e%2e/b`, `\` as
+ *   `/`) on `/` only, drops empty segments and compares static segments case-insensitively. It
+ *   does not decode: `/admin/..%2Fpublic` is the route `/admin/:id` with the id `..%2Fpublic`.
+ * - the decoded one ({@link canonicalPath}): percent-escapes decoded (`/%61dmin`,
+ *   `/admin%2Fx`), `\` as `/`, empty and `.` segments dropped, `..` resolved after decoding,
+ *   lowercased. This is how a server or proxy that decodes before routing would read it.
+ *
+ * Reading only the decoded spelling let `/admin/..%2Fpublic` through as `/public` while the
+ * router rendered the protected page; reading only the router's would miss a layer that
+ * decodes. When in doubt a path is matched as protected: the cost is a session check, never an
+ * open page.
  */
 
 /** Decodes percent-escapes; a malformed escape is kept as is, the others still decoded. */
@@ -36,6 +43,15 @@ export function canonicalPath(pathname: string): string {
     else out.push(segment);
   }
   return `/${out.join("/")}`;
+}
+
+/**
+ * The path as the Solid router matches it: the URL's pathname split on `/` with empty segments
+ * dropped, not decoded, lowercased (patterns are lowercase; the router compares static
+ * segments case-insensitively).
+ */
+export function routerPath(pathname: string): string {
+  return `/${pathname.split("/").filter(Boolean).join("/").toLowerCase()}`;
 }
 
 /** A compiled protected-path pattern. */
@@ -109,12 +125,14 @@ const ASSET_EXTENSIONS = new Set([
 ]);
 
 /**
- * Whether a canonical path is a static asset: the build output (`/_build/…`), server assets
- * and functions (`/_server`, `/_server/…`), or a file with an asset extension.
+ * Whether a path (in either spelling) is a static asset: the build output (`/_build/…`), server
+ * assets and functions (`/_server`, `/_server/…`), or a file with an asset extension whose name
+ * holds no percent-escape (built files never do; `..%2Fx.css` is a route parameter, not a file).
  */
 export function isAssetPath(path: string): boolean {
   if (underCanonical(path, "/_build") || underCanonical(path, "/_server")) return true;
   const last = path.slice(path.lastIndexOf("/") + 1);
+  if (last.includes("%")) return false;
   const dot = last.lastIndexOf(".");
   return dot > 0 && ASSET_EXTENSIONS.has(last.slice(dot + 1));
 }
