@@ -34,6 +34,7 @@ export {
   OAuthSignInError,
   RateLimited,
   RefreshTokenError,
+  SessionStoreUnavailable,
   SessionTokenError,
   SignInError,
   SignOutError,

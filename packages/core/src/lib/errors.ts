@@ -34,6 +34,7 @@ export type ErrorType =
   | "OAuthSignInError"
   | "RateLimited"
   | "RefreshTokenError"
+  | "SessionStoreUnavailable"
   | "SessionTokenError"
   | "SignOutError"
   | "UnknownAction"
@@ -199,6 +200,23 @@ export class RateLimited extends SignInError {
 export class RefreshTokenError extends AuthError {
   override type: ErrorType = "RefreshTokenError";
 }
+/**
+ * The store that holds sessions (the adapter, or the JWT revocation store) did not answer in time
+ * while a session was being ended or managed, after bounded retries (docs/sessions.md, "When the
+ * session store is down"). The session was not ended: the answer says so (`503` with
+ * `Retry-After`, or a page that offers to try again) and keeps the cookie. The message names the
+ * step, never a token; the store's own error is the `cause`.
+ */
+export class SessionStoreUnavailable extends AuthError {
+  override type: ErrorType = "SessionStoreUnavailable";
+  /** Whole seconds after which trying again makes sense; at least 1. */
+  readonly retryAfter: number;
+
+  constructor(message: string, retryAfter: number, options?: { cause?: unknown }) {
+    super(message, options);
+    this.retryAfter = Math.max(1, Math.ceil(Number.isFinite(retryAfter) ? retryAfter : 1));
+  }
+}
 /** A database session could not be read. */
 export class SessionTokenError extends AuthError {
   override type: ErrorType = "SessionTokenError";
@@ -240,6 +258,7 @@ const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
   "OAuthCallbackError",
   "OAuthSignInError",
   "RateLimited",
+  "SessionStoreUnavailable",
   "Verification",
   "WebAuthnVerificationError",
 ]);

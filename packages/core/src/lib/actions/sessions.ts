@@ -6,9 +6,10 @@
  * cookie alone, so no user can reach another user's sessions.
  */
 import type { Context } from "../context.js";
-import { AuthError, MissingCSRF } from "../errors.js";
+import { AuthError, MissingCSRF, SessionStoreUnavailable } from "../errors.js";
 import { jsonResult, noStore } from "../response.js";
 import { recordSecurityEvent } from "../security-log.js";
+import { LEGACY_SESSION_ID } from "../session/ids.js";
 import { endSession, identifySession, type SessionRef } from "../session/index.js";
 import {
   listUserSessions,
@@ -16,7 +17,13 @@ import {
   revokeUserSession,
   sessionInfo,
 } from "../session/manage.js";
+import {
+  retryWithin,
+  STORE_RETRY_AFTER_SECONDS,
+  StoreDeadline,
+} from "../session/store-deadline.js";
 import type { ResponseInternal } from "../types/config.js";
+import { unavailableJson } from "./signout-unavailable.js";
 
 function unauthenticated(): ResponseInternal {
   return jsonResult(
@@ -33,8 +40,24 @@ function mistake(ctx: Context, status: 400 | 403, error: string, message: string
   return jsonResult({ error, message }, status, noStore);
 }
 
-/** A server fault (a missing adapter method, a store that is down): one error line, a 500. */
+/**
+ * A server fault, with one error line. A store that is down or did not answer in time (whatever
+ * the store or its driver threw) is a `503` with `Retry-After`: the client may try again. A
+ * Gatehouse error (a missing adapter method, no revocation store) is the configuration: a `500`.
+ */
 function fault(ctx: Context, cause: unknown): ResponseInternal {
+  if (cause instanceof SessionStoreUnavailable || !(cause instanceof AuthError)) {
+    const error =
+      cause instanceof SessionStoreUnavailable
+        ? cause
+        : new SessionStoreUnavailable(
+            "The session store failed while sessions were read or revoked",
+            STORE_RETRY_AFTER_SECONDS,
+            { cause },
+          );
+    ctx.config.logger.error(error);
+    return unavailableJson(error);
+  }
   ctx.config.logger.error(
     cause instanceof AuthError
       ? cause
@@ -51,12 +74,22 @@ function fault(ctx: Context, cause: unknown): ResponseInternal {
 const canReachOthers = (ctx: Context) =>
   ctx.config.session.strategy === "database" || ctx.config.session.revocation !== undefined;
 
+/** Who the request is signed in as; the store's reads are retried until `deadline`. */
+function identify(ctx: Context, deadline: StoreDeadline): Promise<SessionRef | null> {
+  return retryWithin(deadline, "the session lookup", () => identifySession(ctx));
+}
+
 /** GET /sessions */
 export async function listSessionsAction(ctx: Context): Promise<ResponseInternal> {
+  const deadline = new StoreDeadline();
   try {
-    const ref = await identifySession(ctx);
+    const ref = await identify(ctx, deadline);
     if (!ref) return unauthenticated();
-    const sessions = canReachOthers(ctx) ? await listUserSessions(ctx.config, ref.userId) : [];
+    const sessions = canReachOthers(ctx)
+      ? await retryWithin(deadline, "the session list", () =>
+          listUserSessions(ctx.config, ref.userId),
+        )
+      : [];
     if (!sessions.some((s) => s.id === ref.sessionId)) sessions.unshift(describeCurrent(ref));
     for (const s of sessions) s.current = s.id === ref.sessionId;
     return jsonResult({ sessions }, 200, noStore);
@@ -102,9 +135,10 @@ export async function revokeSessionsAction(ctx: Context): Promise<ResponseIntern
     ctx.config.logger.warn("client-error", error);
     return jsonResult({ error: error.type, message: error.message }, 403, noStore);
   }
+  const deadline = new StoreDeadline();
   let ref: SessionRef | null;
   try {
-    ref = await identifySession(ctx);
+    ref = await identify(ctx, deadline);
   } catch (cause) {
     return fault(ctx, cause);
   }
@@ -119,19 +153,25 @@ export async function revokeSessionsAction(ctx: Context): Promise<ResponseIntern
     );
   }
   try {
-    const revoked = await revoke(ctx, ref, asked);
+    // Not retried as a whole (a revocation may re-issue this browser's cookie), but bounded.
+    const revoked = await deadline.race("the revocation", revoke(ctx, ref, asked, deadline));
     return jsonResult({ revoked }, 200, noStore);
   } catch (cause) {
     return fault(ctx, cause);
   }
 }
 
-async function revoke(ctx: Context, ref: SessionRef, asked: Revocation): Promise<number> {
+async function revoke(
+  ctx: Context,
+  ref: SessionRef,
+  asked: Revocation,
+  deadline: StoreDeadline,
+): Promise<number> {
   const { config } = ctx;
   const reachOthers = canReachOthers(ctx);
   if ("id" in asked) {
     if (asked.id === ref.sessionId) {
-      ctx.setCookies.push(...(await endSession(ctx)));
+      ctx.setCookies.push(...(await endSession(ctx, deadline)));
       await recordSecurityEvent(ctx, {
         type: "sessionRevoked",
         userId: ref.userId,
@@ -149,11 +189,13 @@ async function revoke(ctx: Context, ref: SessionRef, asked: Revocation): Promise
     const cause = { source: ctx, reason: "signOutOthers" };
     return revokeAllUserSessions(config, ref.userId, ref.sessionId, cause);
   }
-  // All: this browser's session first (its `signOut` event fires, its cookie is cleared), then
-  // every other one.
-  ctx.setCookies.push(...(await endSession(ctx)));
+  // All: every other session first, then this browser's own (its `signOut` event fires, its
+  // cookie is cleared). A store that fails half-way then leaves this browser signed in, able to
+  // ask again, rather than signed out with other sessions still live. A token without `sid` is
+  // not spared: the user's epoch ends it, as it cannot be revoked on its own.
   const cause = { source: ctx, reason: "signOutEverywhere" };
   if (!reachOthers) {
+    ctx.setCookies.push(...(await endSession(ctx, deadline)));
     await recordSecurityEvent(ctx, {
       type: "sessionRevoked",
       userId: ref.userId,
@@ -162,5 +204,9 @@ async function revoke(ctx: Context, ref: SessionRef, asked: Revocation): Promise
     });
     return 1;
   }
-  return 1 + (await revokeAllUserSessions(config, ref.userId, undefined, cause));
+  const spared = ref.sessionId === LEGACY_SESSION_ID ? undefined : ref.sessionId;
+  const others = await revokeAllUserSessions(config, ref.userId, spared, cause);
+  deadline.check("ending this browser's session");
+  ctx.setCookies.push(...(await endSession(ctx, deadline)));
+  return 1 + others;
 }

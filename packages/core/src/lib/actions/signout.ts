@@ -1,16 +1,22 @@
 import type { Context } from "../context.js";
-import { InvalidCallbackUrl } from "../errors.js";
+import { InvalidCallbackUrl, SessionStoreUnavailable } from "../errors.js";
 import type { OAuthProvider } from "../oauth/provider.js";
 import { authorizationServer } from "../oauth/server.js";
 import { redirectResult } from "../response.js";
 import { recordSecurityEvent, sessionSubject } from "../security-log.js";
 import { endSession, identifySession } from "../session/index.js";
+import { StoreDeadline } from "../session/store-deadline.js";
 import { PROVIDER_TOKENS_CLAIM } from "../tokens/claim.js";
-import type { ResponseInternal } from "../types/config.js";
+import type { Cookie, ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
 import { signOutPage } from "./pages.js";
+import { signOutUnavailable } from "./signout-unavailable.js";
 
-/** GET /signout shows the confirmation page; POST /signout ends the session and redirects. */
+/**
+ * GET /signout shows the confirmation page; POST /signout ends the session and redirects. When the
+ * session store cannot end the session in time (retries included), the answer says so instead:
+ * see {@link signOutUnavailable}.
+ */
 export async function signOut(ctx: Context): Promise<ResponseInternal> {
   if (ctx.req.method === "GET") return signOutPage(ctx);
   await requireCsrf(ctx);
@@ -19,17 +25,36 @@ export async function signOut(ctx: Context): Promise<ResponseInternal> {
     (url) => ({ url }),
     (error: unknown) => ({ error }),
   );
+  // One deadline for every store call of this sign-out: a store that never answers (a half-open
+  // connection) must not hang it.
+  const deadline = new StoreDeadline();
   // A provider that cannot be reached (discovery failing) must not keep the user signed in here:
   // the sign-out goes on locally, with one log line.
-  const federated = await federatedTarget(ctx).catch((error: unknown) => {
-    ctx.config.logger.error(error as Error);
-    return undefined;
-  });
+  const federated = await deadline
+    .race("the federated sign-out target", federatedTarget(ctx))
+    .catch((error: unknown) => {
+      ctx.config.logger.error(error as Error);
+      return undefined;
+    });
   // End the session first: a refused callbackUrl must not leave the user signed in. The
   // deletions are queued on the context, so they also ride on an error redirect.
-  const subject = await sessionSubject(ctx);
-  ctx.setCookies.push(...(await endSession(ctx)));
-  if (subject) await recordSecurityEvent(ctx, { type: "signOut", ...subject });
+  const subject = await deadline
+    .race("the session's subject", sessionSubject(ctx))
+    .catch(() => null);
+  let ended: Cookie[];
+  try {
+    ended = await endSession(ctx, deadline);
+  } catch (error) {
+    if (!(error instanceof SessionStoreUnavailable)) throw error;
+    const resolved = await callback;
+    return signOutUnavailable(ctx, error, "url" in resolved ? resolved.url : undefined);
+  }
+  ctx.setCookies.push(...ended);
+  if (subject) {
+    // Recorded in the background once the deadline is spent: the session has ended either way.
+    const recorded = recordSecurityEvent(ctx, { type: "signOut", ...subject });
+    await deadline.race("the signOut security event", recorded).catch(() => {});
+  }
   const resolved = await callback;
   if ("error" in resolved) throw resolved.error;
   if (!federated) return redirectResult(resolved.url);

@@ -13,7 +13,7 @@
  */
 import type { Context } from "../context.js";
 import { expireCookie } from "../cookies.js";
-import { SessionTokenError, SignOutError } from "../errors.js";
+import { SessionTokenError } from "../errors.js";
 import { emit } from "../events.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, Adapter, AdapterSession, AdapterUser } from "../types/models.js";
@@ -21,6 +21,7 @@ import type { SessionMetadata } from "../types/sessions.js";
 import { clientSession } from "./callback.js";
 import { requestClient } from "./client.js";
 import type { SessionCheck } from "./jwt.js";
+import { retryWithin, StoreDeadline } from "./store-deadline.js";
 
 function adapterOf(ctx: Context): Required<Adapter> {
   // Configuration checks guarantee the session methods exist under the database strategy.
@@ -136,17 +137,37 @@ async function sessionMetadata(
   return { createdAt: now, lastSeenAt: now, provider, providerType, ...(await requestClient(ctx)) };
 }
 
-/** Deletes the session row, fires `signOut` with it, and clears the cookie. */
-export async function endDatabaseSession(ctx: Context): Promise<Cookie[]> {
+/**
+ * Deletes the session row (retried under `deadline`), then fires `signOut` with it and returns the
+ * cookie deletion. When the row cannot be deleted in time this throws `SessionStoreUnavailable`,
+ * fires nothing and clears nothing: the session still works, and the caller must say so.
+ */
+export async function endDatabaseSession(
+  ctx: Context,
+  deadline: StoreDeadline = new StoreDeadline(),
+): Promise<Cookie[]> {
   const token = ctx.req.cookies[ctx.cookieOptions.sessionToken.name];
   if (!token) return [];
-  try {
-    const session = await adapterOf(ctx).deleteSession(token);
-    await emit(ctx.config, "signOut", { session });
-  } catch (cause) {
-    ctx.config.logger.error(
-      new SignOutError("The database session could not be deleted", { cause }),
-    );
-  }
+  const adapter = adapterOf(ctx);
+  const session = await retryWithin(deadline, "deleteSession", () => deleteRow(adapter, token));
+  await emit(ctx.config, "signOut", { session });
   return clear(ctx);
+}
+
+/**
+ * Deletes one session row. Some adapters (an ORM's) throw when the row is already gone: a
+ * session that no longer exists has ended, so such a failure counts as done when the row cannot
+ * be read either. A store that is down fails that read too, and the first error stands.
+ */
+async function deleteRow(
+  adapter: Required<Adapter>,
+  token: string,
+): Promise<AdapterSession | null | undefined | void> {
+  try {
+    return await adapter.deleteSession(token);
+  } catch (error) {
+    const still = await (async () => adapter.getSessionAndUser(token))().catch(() => undefined);
+    if (still === null) return null;
+    throw error;
+  }
 }

@@ -9,6 +9,7 @@ import type { Account, AdapterUser, JWT, Profile, User } from "../types/models.j
 import { publicSessionId } from "./ids.js";
 import { checkJwtSession, endJwtSession, issueJwtSession, type SessionCheck } from "./jwt.js";
 import { isRevoked, jwtSessionId, jwtSessionStart } from "./revocation.js";
+import type { StoreDeadline } from "./store-deadline.js";
 
 export type { SessionCheck } from "./jwt.js";
 
@@ -56,9 +57,15 @@ export function issueSession(
     : issueJwtSession(ctx, params);
 }
 
-/** Ends the request's session, whichever the strategy. */
-export function endSession(ctx: Context): Promise<Cookie[]> {
-  return isDatabase(ctx) ? withDatabase((db) => db.endDatabaseSession(ctx)) : endJwtSession(ctx);
+/**
+ * Ends the request's session, whichever the strategy, and returns the cookie deletions. Its store
+ * calls are retried until `deadline`; past it, `SessionStoreUnavailable` is thrown and the session
+ * is still live (docs/sessions.md, "When the session store is down").
+ */
+export function endSession(ctx: Context, deadline?: StoreDeadline): Promise<Cookie[]> {
+  return isDatabase(ctx)
+    ? withDatabase((db) => db.endDatabaseSession(ctx, deadline))
+    : endJwtSession(ctx, deadline);
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   jwtSessionStart,
   recordJwtSession,
 } from "./revocation.js";
+import { retryWithin, StoreDeadline } from "./store-deadline.js";
 
 /** The result of a session check. */
 export interface SessionCheck {
@@ -245,8 +246,16 @@ export async function giveLegacyTokenSessionId(
   return jwtSessionId(token);
 }
 
-/** Ends the JWT session: the `signOut` event gets the token, and every chunk is cleared. */
-export async function endJwtSession(ctx: Context): Promise<Cookie[]> {
+/**
+ * Ends the JWT session: with a revocation store its `sid` is revoked first (retried under
+ * `deadline`), then the `signOut` event gets the token and every chunk is cleared. When the
+ * revocation cannot be written in time this throws `SessionStoreUnavailable`, fires nothing and
+ * clears nothing: a copy of the cookie would still work, so the caller must not claim success.
+ */
+export async function endJwtSession(
+  ctx: Context,
+  deadline: StoreDeadline = new StoreDeadline(),
+): Promise<Cookie[]> {
   const { config } = ctx;
   const { name } = ctx.cookieOptions.sessionToken;
   const value = readChunked(ctx.req.cookies, name);
@@ -257,28 +266,30 @@ export async function endJwtSession(ctx: Context): Promise<Cookie[]> {
   } catch (cause) {
     config.logger.error(new SignOutError("The session token could not be decoded", { cause }));
   }
-  await emit(config, "signOut", { token });
   const { revocation } = config.session;
-  if (revocation && token) await revokeOwnToken(ctx, revocation.store, token);
+  if (revocation && token) await revokeOwnToken(ctx, revocation.store, token, deadline);
+  await emit(config, "signOut", { token });
   return clear(ctx);
 }
 
 /**
  * Signing out revokes the token's session in the store, so a copy of the cookie kept elsewhere
- * stops working too. A token without `sid` cannot be revoked alone; a failure is logged.
+ * stops working too. A token without `sid` cannot be revoked alone. A store that fails is retried
+ * until `deadline`, then `SessionStoreUnavailable` is thrown.
  */
-async function revokeOwnToken(ctx: Context, store: RevocationStore, token: JWT): Promise<void> {
+async function revokeOwnToken(
+  ctx: Context,
+  store: RevocationStore,
+  token: JWT,
+  deadline: StoreDeadline,
+): Promise<void> {
   const userId = token.sub;
   const sessionId = jwtSessionId(token);
   if (typeof userId !== "string" || sessionId === LEGACY_SESSION_ID) return;
   const exp = typeof token.exp === "number" ? token.exp * 1000 : 0;
   const expires = new Date(Math.max(exp, Date.now() + ctx.config.session.maxAge * 1000));
-  try {
+  await retryWithin(deadline, "revokeSession", async () => {
     await store.revokeSession({ userId, sessionId, expires });
-    forgetCachedChecks(store);
-  } catch (cause) {
-    ctx.config.logger.error(
-      new SignOutError("The revocation store could not revoke the session", { cause }),
-    );
-  }
+  });
+  forgetCachedChecks(store);
 }
