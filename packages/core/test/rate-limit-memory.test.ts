@@ -2,6 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { limitKey, loggableKey, plainKey } from "../src/lib/rate-limit/keys.js";
 import { MemoryRateLimitStore, syncStore } from "../src/lib/rate-limit/memory.js";
+import { SPILL_COUNTERS, StreakTable } from "../src/lib/rate-limit/streaks.js";
 
 describe("MemoryRateLimitStore", () => {
   test("a fixed window keeps its end; extend moves it; an ended counter starts again at 1", async () => {
@@ -58,6 +59,45 @@ describe("MemoryRateLimitStore", () => {
     for (let i = 0; i < 20_000; i++) if (await store.peek(`k${i}`)) kept++;
     expect(kept).toBeLessThanOrEqual(1000);
     expect(await store.peek("k19999")).not.toBeNull();
+  });
+});
+
+describe("failure streaks: never evicted by a flood, bounded all the same", () => {
+  test("a flood of distinct keys never resets a streak that is still running", async () => {
+    const store = MemoryRateLimitStore({ maxEntries: 100, maxStreaks: 100 });
+    for (let i = 0; i < 51; i++)
+      await store.hit("credentials.failures:target", 3_600_000, { extend: true });
+    // Fresh streaks and fresh fixed counters, far past both bounds; the target is never hit again.
+    for (let i = 0; i < 5_000; i++) {
+      await store.hit(`credentials.failures:flood-${i}`, 3_600_000, { extend: true });
+      await store.hit(`credentials.perClient:flood-${i}`, 60_000);
+    }
+    expect((await store.peek("credentials.failures:target"))?.count).toBe(51);
+  });
+
+  test("full, a new streak counts on a spill counter that its key's next check reads", async () => {
+    const store = MemoryRateLimitStore({ maxStreaks: 10 });
+    for (let i = 0; i < 10; i++) await store.hit(`s:held-${i}`, 60_000, { extend: true });
+    for (let i = 0; i < 7; i++) await store.hit("s:newcomer", 60_000, { extend: true });
+    // Never its own streak (no room), yet its failures are not forgotten.
+    expect((await store.peek("s:newcomer"))?.count).toBeGreaterThanOrEqual(7);
+    for (let i = 0; i < 10; i++) expect((await store.peek(`s:held-${i}`))?.count).toBe(1);
+    // A success forgets a key's own streak, never a spill counter that others share.
+    await store.reset("s:newcomer");
+    expect((await store.peek("s:newcomer"))?.count).toBeGreaterThanOrEqual(7);
+  });
+
+  test("ended streaks make room again; the table never holds more than its bound", () => {
+    const budget = { held: 0, max: 50 };
+    const table = new StreakTable(budget);
+    let at = 0;
+    for (let i = 0; i < 20_000; i++) table.start(`k${i}`, 1_000, at);
+    expect(table.size).toBe(50);
+    expect(table.spilled).toBeLessThanOrEqual(SPILL_COUNTERS);
+    at += 1_000; // every streak and spill counter has ended
+    expect(table.start("late", 1_000, at).count).toBe(1);
+    expect(table.size).toBe(1);
+    expect(budget.held).toBe(1);
   });
 });
 

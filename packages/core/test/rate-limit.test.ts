@@ -265,6 +265,35 @@ describe("credentials: failed passwords back off per account and client address"
   });
 });
 
+describe("credentials: a flood of invented accounts", () => {
+  test("failures on invented accounts, far past the store's bound, never reset the backoff on the target", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const store = MemoryRateLimitStore({ now: () => Date.now(), maxEntries: 300, maxStreaks: 300 });
+    // The address unknown: no per-client limit stands in the way of the flood.
+    const { config, authorize } = world({ trustedProxies: undefined, rateLimit: { store } });
+    for (let i = 0; i < 52; i++) await attempt(config);
+    expect(authorize).toHaveBeenCalledTimes(51);
+    for (let i = 0; i < 600; i++) await attempt(config, { username: `invented-${i}` });
+    authorize.mockClear();
+    for (let i = 0; i < 20; i++) {
+      expect((await attempt(config)).response.status).toBe(429);
+    }
+    expect(authorize).not.toHaveBeenCalled();
+  });
+
+  test("with the streaks full, a new account's failures are still counted: no free guessing", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const store = MemoryRateLimitStore({ now: () => Date.now(), maxStreaks: 100 });
+    const { config, authorize } = world({ trustedProxies: undefined, rateLimit: { store } });
+    for (let i = 0; i < 200; i++) await attempt(config, { username: `invented-${i}` });
+    authorize.mockClear();
+    for (let i = 0; i < 80; i++) await attempt(config, { username: "bob" });
+    // At most the 50 free failures of unknown clients and one more, on bob's spill counter.
+    expect(authorize.mock.calls.length).toBeLessThanOrEqual(51);
+    expect(authorize.mock.calls.length).toBeGreaterThan(0);
+  });
+});
+
 describe("credentials: attempts per client address", () => {
   test("the 31st attempt in a minute from one address is refused, whatever the account", async () => {
     const { config, authorize } = world();
