@@ -1,7 +1,8 @@
 /**
  * The rate-limit stores on every real store (Redis through ioredis and node-redis, PostgreSQL
  * through a `pg` Pool and a `pg` Client, PGlite) and in memory: the contract's cases
- * (support/rate-limit-cases.ts), what each store keeps (Redis keys that expire with their
+ * (support/rate-limit-cases.ts), device cookies through `Auth()` (support/rate-limit-device.ts),
+ * what each store keeps (Redis keys that expire with their
  * counter, PostgreSQL rows reset in place and pruned), one round trip per hit, and two child
  * processes sharing one Redis (or one PostgreSQL schema) that enforce one limit between them.
  */
@@ -30,6 +31,7 @@ import {
 } from "./stores.js";
 import { childProcesses } from "./support/children.js";
 import { rateLimitStoreCases } from "./support/rate-limit-cases.js";
+import { deviceCookieCases } from "./support/rate-limit-device.js";
 import { type SignInAnswer, signIn, signInConfig } from "./support/rate-limit-signin.js";
 
 const FILE = "rate-limit-stores.test.ts";
@@ -148,6 +150,7 @@ const pglite: StoreKind<OpenRateLimit> = {
 for (const kind of [memory, pglite, pgPool, pgClient, ioredis, nodeRedis]) {
   await storeBlock(FILE, kind, (open) => {
     rateLimitStoreCases(() => open().store);
+    deviceCookieCases(() => open().store);
   });
 }
 
