@@ -2,7 +2,8 @@
  * Database sessions people can see and end, through `Auth()` and the server API, on every real
  * store (pg-adapter on the server and PGlite, redis-adapter, mikro-orm-adapter on PostgreSQL and
  * SQLite), signed in through a real OpenID provider: the listing with its records, one session
- * ended by its public id, "sign out everywhere else", and revoke-all while 20 session checks run.
+ * ended by its public id, "sign out everywhere else", and revoke-all while 20 session checks run;
+ * proving an address by link or code ends the sessions of whoever signed up with it unproven.
  */
 import { randomUUID } from "node:crypto";
 import { listSessions, revokeSession, revokeUserSessions } from "@gatehousejs/core";
@@ -18,6 +19,7 @@ import {
   type OidcServer,
   startOidcProvider,
 } from "../../packages/core/test/support/oidc-server.js";
+import { unprovenAddressWorld } from "../../packages/core/test/support/unproven-address.js";
 import { allStores, type OpenStore, storeBlock } from "./stores.js";
 
 const FILE = "sessions-database.test.ts";
@@ -145,6 +147,28 @@ for (const kind of allStores) {
       expect(answers.map((a) => a !== null)).toEqual([true, false, false]);
       expect(await listSessions(config, await userIdOf(store(), account))).toHaveLength(1);
     });
+
+    for (const how of ["link", "code"] as const) {
+      test(`proving an address by ${how} ends the sessions of whoever signed up with it`, async () => {
+        const owner = `owner-${randomUUID()}@corp.example`;
+        const w = unprovenAddressWorld({
+          adapter: store().adapter,
+          session: { strategy: "database" },
+        });
+        const user = await w.signUp(owner, "chosen-by-someone-else");
+        const intruders = [
+          await w.passwordSignIn(owner, "chosen-by-someone-else"),
+          await w.passwordSignIn(owner, "chosen-by-someone-else"),
+        ];
+        for (const jar of intruders) expect(await w.signedInAs(jar)).toBe(owner);
+        const { response, jar } =
+          how === "link" ? await w.linkSignIn(owner) : await w.codeSignIn(owner);
+        expect(response.headers.get("location")).not.toContain("error=");
+        for (const intruder of intruders) expect(await w.signedInAs(intruder)).toBeNull();
+        expect(await w.signedInAs(jar)).toBe(owner);
+        expect(await listSessions(w.config, user.id)).toHaveLength(1);
+      });
+    }
 
     test("revoke-all while 20 session checks run leaves no session alive", async () => {
       // updateAge 0: every check writes the session, racing the deletion.

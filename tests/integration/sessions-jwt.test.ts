@@ -2,10 +2,14 @@
  * Instant revocation of JWT sessions through `Auth()` and the server API, on every revocation
  * store (memory, PostgreSQL, Redis): a revoked JWT replayed afterwards is refused; revoking
  * every session while 20 session checks run leaves none alive, re-issued cookies included; a
- * revocation made before a restart (a new client and a new store on the same data) still holds.
+ * revocation made before a restart (a new client and a new store on the same data) still holds;
+ * "sign out everywhere else" from a session minted by Auth.js leaves no other cookie working;
+ * proving an address ends the sessions of whoever held it unproven.
  */
 import { randomUUID } from "node:crypto";
 import { listSessions, revokeSession, revokeUserSessions } from "@gatehousejs/core";
+import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { decode } from "@gatehousejs/core/jwt";
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
 import type { AuthConfig, RevocationStore } from "@gatehousejs/core/types";
 import { PostgresRevocationStore } from "@gatehousejs/pg-adapter";
@@ -18,10 +22,13 @@ import {
   credentialsConfig,
   csrfToken,
   Jar,
+  SECRET,
   send,
   signInAlice,
 } from "../../packages/core/test/helpers.js";
+import { authjsSessionCookie } from "../../packages/core/test/support/authjs-session.js";
 import { SESSION_COOKIE } from "../../packages/core/test/support/oauth-flow.js";
+import { unprovenAddressWorld } from "../../packages/core/test/support/unproven-address.js";
 import {
   DATABASE_URL,
   freshSchema,
@@ -178,6 +185,45 @@ for (const kind of [memory, postgres, redis]) {
       );
       const listed = await listSessions(config, userId);
       expect(listed.map((s) => s.id)).toEqual([await currentSessionId(config, other)]);
+    });
+
+    test("sign out everywhere else from an Auth.js session: no other cookie works, the caller stays with a sid", async () => {
+      const userId = randomUUID();
+      const config = configFor(open().store, userId);
+      const user = { id: userId, email: alice.email, name: alice.name };
+      const caller = new Jar();
+      caller.cookies.set(SESSION_COOKIE, await authjsSessionCookie(user));
+      const stolen = await authjsSessionCookie(user);
+      const ours = (await signedIn(config)).cookies.get(SESSION_COOKIE)!;
+      expect((await replay(config, stolen)).body?.user?.email).toBe(alice.email);
+
+      const csrf = await csrfToken(config, caller);
+      const response = await send(config, caller, "/auth/sessions/revoke", {
+        json: { others: true, csrfToken: csrf },
+      });
+      expect(response.status).toBe(200);
+      expect((await replay(config, stolen)).body).toBeNull();
+      expect((await replay(config, ours)).body).toBeNull();
+      const kept = caller.cookies.get(SESSION_COOKIE)!;
+      expect((await replay(config, kept)).body?.user?.email).toBe(alice.email);
+      const token = await decode({ token: kept, secret: SECRET, salt: SESSION_COOKIE });
+      expect(token?.sid).toMatch(/^[A-Za-z0-9_-]{22}$/);
+      expect(await currentSessionId(config, caller)).toBe(token?.sid);
+    });
+
+    test("proving an address by link ends the JWT session of whoever signed up with it", async () => {
+      const owner = `owner-${randomUUID()}@corp.example`;
+      const w = unprovenAddressWorld({
+        adapter: MemoryAdapter(),
+        session: { strategy: "jwt", revocation: { store: open().store } },
+      });
+      await w.signUp(owner, "chosen-by-someone-else");
+      const intruder = await w.passwordSignIn(owner, "chosen-by-someone-else");
+      expect(await w.signedInAs(intruder)).toBe(owner);
+      const { response, jar } = await w.linkSignIn(owner);
+      expect(response.headers.get("location")).not.toContain("error=");
+      expect(await w.signedInAs(intruder)).toBeNull();
+      expect(await w.signedInAs(jar)).toBe(owner);
     });
 
     test("POST /sessions/revoke {id} from one browser signs the other out on its next request", async () => {

@@ -185,6 +185,18 @@ for (const kind of [memory, pglite, postgres, redis]) {
       );
     });
 
+    test("an epoch whose exception is 'legacy' spares no token without a sid", async () => {
+      const { store } = open();
+      const userId = randomUUID();
+      const now = seconds();
+      // Every token without a sid is checked as "legacy": naming it would spare them all.
+      await store.revokeUser({ userId, at: now, except: "legacy", expires: later() });
+      expect(await store.check({ userId, sessionId: "legacy", issuedAt: now - 100 })).toBe(true);
+      expect(await store.check({ userId, sessionId: "legacy", issuedAt: now })).toBe(true);
+      // A token without a sid issued after the epoch lives on, as any session does.
+      expect(await store.check({ userId, sessionId: "legacy", issuedAt: now + 1 })).toBe(false);
+    });
+
     test("a later revokeUser without exception ends the spared session; the epoch never moves back", async () => {
       const { store } = open();
       const userId = randomUUID();
