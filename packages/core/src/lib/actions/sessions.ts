@@ -6,7 +6,7 @@
  * cookie alone, so no user can reach another user's sessions.
  */
 import type { Context } from "../context.js";
-import { AuthError, MissingCSRF, SessionStoreUnavailable } from "../errors.js";
+import { AdapterError, AuthError, MissingCSRF, SessionStoreUnavailable } from "../errors.js";
 import { jsonResult, noStore } from "../response.js";
 import { recordSecurityEvent } from "../security-log.js";
 import { LEGACY_SESSION_ID } from "../session/ids.js";
@@ -46,7 +46,8 @@ function mistake(ctx: Context, status: 400 | 403, error: string, message: string
  * Gatehouse error (a missing adapter method, no revocation store) is the configuration: a `500`.
  */
 function fault(ctx: Context, cause: unknown): ResponseInternal {
-  if (cause instanceof SessionStoreUnavailable || !(cause instanceof AuthError)) {
+  const storeFailed = !(cause instanceof AuthError) || cause instanceof AdapterError;
+  if (cause instanceof SessionStoreUnavailable || storeFailed) {
     const error =
       cause instanceof SessionStoreUnavailable
         ? cause
@@ -56,7 +57,7 @@ function fault(ctx: Context, cause: unknown): ResponseInternal {
             { cause },
           );
     ctx.config.logger.error(error);
-    return unavailableJson(error);
+    return unavailableJson(error, "The sessions could not be read or revoked right now.");
   }
   ctx.config.logger.error(
     cause instanceof AuthError

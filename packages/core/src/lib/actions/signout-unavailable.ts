@@ -22,13 +22,16 @@ export function wantsJson(ctx: Context): boolean {
   return accept.includes("application/json") && !accept.includes("text/html");
 }
 
-/** The JSON body and headers of a `503` for a session store that is down. */
-export function unavailableJson(error: SessionStoreUnavailable): ResponseInternal {
+/** The JSON `503` for a session store that is down; `what` says what did not happen. */
+export function unavailableJson(
+  error: SessionStoreUnavailable,
+  what = "The session could not be ended right now and is still active.",
+): ResponseInternal {
   const retryAfter = String(error.retryAfter);
   return jsonResult(
     {
       error: "SessionStoreUnavailable",
-      message: `The session could not be ended right now and is still active. Try again in ${retryAfter} seconds.`,
+      message: `${what} Try again in ${retryAfter} seconds.`,
       retryAfter: error.retryAfter,
     },
     503,
