@@ -371,7 +371,7 @@ async function main() {
     warmupMs: vsWarmupMs,
     slices,
     log: recordingLogger(),
-    command: "npm run bench",
+    command: "node bench/run.mjs",
   });
 
   // What a server pays per request with either library, outside the timed calls above.
