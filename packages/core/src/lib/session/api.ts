@@ -52,7 +52,10 @@ export async function revokeSession(
 
 /** Options of {@link revokeUserSessions}. */
 export interface RevokeUserSessionsOptions {
-  /** The public id of a session to keep (the one the user is using). */
+  /**
+   * The public id of a session to keep (the one the user is using). `"legacy"` keeps nothing: it
+   * is the id every JWT without a `sid` shares, so the caller's session ends too.
+   */
   except?: string;
 }
 
