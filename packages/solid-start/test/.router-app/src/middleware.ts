@@ -1,0 +1,7 @@
+import { authMiddleware } from "@gatehousejs/solid-start";
+import { createMiddleware } from "@solidjs/start/middleware";
+import { authConfig } from "./lib/auth";
+
+export default createMiddleware({
+  onRequest: [authMiddleware(authConfig, { protectedPaths: ["/admin/*"], signIn: true })],
+});

@@ -1,0 +1,3 @@
+export default function AdminHome() {
+  return <p>PROTECTED-ADMIN-HOME</p>;
+}

@@ -1,0 +1,4 @@
+import { SolidAuth } from "@gatehousejs/solid-start";
+import { authConfig } from "../../../lib/auth";
+
+export const { GET, POST } = SolidAuth(authConfig);

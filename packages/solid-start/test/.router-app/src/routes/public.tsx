@@ -1,0 +1,3 @@
+export default function Public() {
+  return <p>OPEN-PUBLIC-PAGE</p>;
+}
