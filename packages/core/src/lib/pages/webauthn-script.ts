@@ -61,8 +61,9 @@ const body = `
     input.type = "hidden"; input.name = name; input.value = value;
     form.appendChild(input);
   }
-  // The region is in the page from the start, empty: a live region that appears together with
+  // The live region is in the page from the start, empty: a region that appears together with
   // its text is not announced. It is emptied first, so the same message twice is read twice.
+  // (Not role=alert: the page's one alert is its error box.)
   function fail() {
     if (!errorBox) return;
     errorBox.textContent = "";
@@ -123,5 +124,5 @@ export function renderWebAuthnScript(provider: InternalProvider & WebAuthnConfig
     optionsUrl: provider.callbackUrl.replace(/\/callback\/([^/]+)$/, "/webauthn-options/$1"),
     conditional: provider.enableConditionalUI === true,
   };
-  return `<div id="${settings.errorId}" role="alert" aria-atomic="true"></div>\n<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
+  return `<div id="${settings.errorId}" aria-live="assertive" aria-atomic="true"></div>\n<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
 }
