@@ -62,7 +62,8 @@ function attemptOf(
   return {
     failed: outcome.failed,
     succeeded: outcome.succeeded,
-    signedIn: () => deviceCookie(ctx, account, device),
+    // No account field, nothing to remember the browser for.
+    signedIn: account === "" ? () => none : () => deviceCookie(ctx, account, device),
   };
 }
 
