@@ -73,6 +73,8 @@ CREATE TABLE IF NOT EXISTS "public"."verification_tokens" (
   PRIMARY KEY ("identifier", "token")
 );
 
+ALTER TABLE "public"."verification_tokens" ADD COLUMN IF NOT EXISTS "tries" integer NOT NULL DEFAULT 0;
+
 CREATE TABLE IF NOT EXISTS "public"."authenticators" (
   "credentialID"         text PRIMARY KEY,
   "userId"               text NOT NULL REFERENCES "public"."users" ("id") ON DELETE CASCADE,

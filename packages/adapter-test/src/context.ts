@@ -31,6 +31,7 @@ const methodSet: Record<AdapterMethod, true> = {
   deleteSessionsByUserId: true,
   createVerificationToken: true,
   useVerificationToken: true,
+  countVerificationTokenTry: true,
   createAuthenticator: true,
   getAuthenticator: true,
   listAuthenticatorsByUserId: true,
@@ -51,6 +52,7 @@ export const optionalMethods: ReadonlySet<AdapterMethod> = new Set<AdapterMethod
   "lockAccount",
   "listSessionsByUserId",
   "deleteSessionsByUserId",
+  "countVerificationTokenTry",
 ]);
 
 /** Every contract method, present, returning a promise; a missing one rejects with advice. */

@@ -8,7 +8,9 @@ import { accountListing } from "./cases/account-listing.js";
 import { accountRefresh } from "./cases/account-refresh.js";
 import { accounts } from "./cases/accounts.js";
 import { authenticators } from "./cases/authenticators.js";
+import { authjsShape } from "./cases/authjs-shape.js";
 import { cascade } from "./cases/cascade.js";
+import { codeTries } from "./cases/code-tries.js";
 import { concurrency } from "./cases/concurrency.js";
 import { dates } from "./cases/dates.js";
 import { sessionListing } from "./cases/session-listing.js";
@@ -51,6 +53,8 @@ const groups: readonly Group[] = [
   dates,
   cascade,
   concurrency,
+  codeTries,
+  authjsShape,
 ];
 
 /** Every test name of the suite, as accepted by the `skip` option. */
@@ -71,7 +75,10 @@ function skipReason(c: Case, skip: ReadonlySet<string>, adapter: Adapter): strin
  * the adapter contract: users, accounts (and, when the adapter has the optional
  * `listAccountsByUserId`, the listing of a user's accounts), sessions, verification tokens, WebAuthn
  * authenticators, Date round-trips, `null` for absent rows, cascading deletes, single use of
- * verification tokens under concurrency and uniqueness of provider accounts. Each test creates
+ * verification tokens under concurrency, uniqueness of provider accounts, (when the adapter has
+ * the optional `countVerificationTokenTry`) sign-in code tries counted atomically, and answers
+ * equal to what was stored, with no `null` for an optional field never given, as Auth.js's own
+ * adapter tests compare them. Each test creates
  * its own rows with fresh random ids, so the tests are independent and may run against a shared
  * database. Call it at the top level of a test file.
  *

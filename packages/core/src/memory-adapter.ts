@@ -51,6 +51,8 @@ export interface InMemoryAdapter extends CompleteAdapter {
     patch: Partial<AdapterAccount> & AccountKey,
     options?: { ifRefreshToken?: string | null },
   ): Promise<AdapterAccount | null>;
+  /** Counted beside the token, in one synchronous step; forgotten with the token. */
+  countVerificationTokenTry(key: TokenKey, max: number): Promise<number | null>;
   /** A lock per account, held until released or until `ttlMs` has passed. */
   lockAccount(key: AccountKey, ttlMs: number): Promise<(() => Promise<void>) | null>;
   /** Reads stored rows directly, for assertions in tests. */
@@ -98,6 +100,8 @@ export function MemoryAdapter(): InMemoryAdapter {
   const accounts = new Map<string, AdapterAccount>();
   const sessions = new Map<string, AdapterSession>();
   const tokens = new Map<string, VerificationToken>();
+  /** Tries of a token's secret (sign-in codes), by token key; absent means none. */
+  const tries = new Map<string, number>();
   const authenticators = new Map<string, AdapterAuthenticator>();
   /** Held account locks: key → [owner, expiry in ms]. */
   const locks = new Map<string, { owner: symbol; until: number }>();
@@ -131,6 +135,7 @@ export function MemoryAdapter(): InMemoryAdapter {
     rows,
     clear() {
       for (const table of [users, accounts, sessions, tokens, authenticators]) table.clear();
+      tries.clear();
       locks.clear();
     },
 
@@ -270,7 +275,17 @@ export function MemoryAdapter(): InMemoryAdapter {
       // Read and delete in one synchronous step, so concurrent callers cannot both get it.
       const token = tokens.get(tokenKey(key));
       tokens.delete(tokenKey(key));
+      tries.delete(tokenKey(key));
       return copyOrNull(token);
+    },
+    async countVerificationTokenTry(key, max) {
+      // Read, compare and write in one synchronous step: no other call runs in between.
+      const id = tokenKey(key);
+      if (!tokens.has(id)) return null;
+      const counted = (tries.get(id) ?? 0) + 1;
+      if (counted > max) return null;
+      tries.set(id, counted);
+      return counted;
     },
 
     async createAuthenticator(authenticator) {

@@ -7,7 +7,6 @@ import type {
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,
-  VerificationToken as AdapterVerificationToken,
   CompleteAdapter,
 } from "@gatehousejs/core/adapters";
 import type {
@@ -26,9 +25,12 @@ import {
   type VerificationToken,
 } from "./entities.js";
 import { entityData, plainRow } from "./rows.js";
+import {
+  type MikroOrmVerificationTokenMethods,
+  verificationTokenMethods,
+} from "./verification-tokens.js";
 
 type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
-type TokenKey = Pick<AdapterVerificationToken, "identifier" | "token">;
 
 /** Anything with an EntityManager: a `MikroORM` instance of any driver. */
 export interface MikroOrmLike {
@@ -66,7 +68,9 @@ export interface MikroOrmAdapterOptions<
 }
 
 /** What {@link MikroOrmAdapter} returns: every method of the contract, asynchronous. */
-export interface MikroOrmAdapterMethods extends CompleteAdapter {
+export interface MikroOrmAdapterMethods
+  extends Omit<CompleteAdapter, "createVerificationToken">,
+    MikroOrmVerificationTokenMethods {
   /** `""` (no email) is never found. */
   getUserByEmail(email: string): Promise<AdapterUser | null>;
   /** One query, joining the accounts. */
@@ -107,8 +111,6 @@ export interface MikroOrmAdapterMethods extends CompleteAdapter {
   listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
   /** One `DELETE`; returns how many sessions it deleted. */
   deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
-  /** Of concurrent calls for one token, exactly one gets it: the one whose delete removed it. */
-  useVerificationToken(key: TokenKey): Promise<AdapterVerificationToken | null>;
   /** Throws when no authenticator has this credential id. */
   updateAuthenticatorCounter(
     credentialID: string,
@@ -205,24 +207,11 @@ export function MikroOrmAdapter<
   const users = (em: EntityManager) => rowsOf<AdapterUser>(em.getMetadata(UserEntity));
   const accounts = (em: EntityManager) =>
     rowsOf<AdapterAccount>(em.getMetadata(AccountEntity), true);
-  const sessions = (em: EntityManager) => {
-    const rows = rowsOf<AdapterSession>(em.getMetadata(SessionEntity));
-    // `providerSid` is left out when none was recorded, as the other adapters do.
-    const trim = (row: AdapterSession | null) => {
-      if (row && (row.providerSid === null || row.providerSid === undefined)) {
-        delete row.providerSid;
-      }
-      if (row && (row.error === null || row.error === undefined)) delete row.error;
-      return row;
-    };
-    return {
-      data: rows.data,
-      row: (managed: object) => trim(rows.row(managed)) as AdapterSession,
-      maybe: (managed: object | null) => trim(rows.maybe(managed)),
-    };
-  };
-  const tokens = (em: EntityManager) =>
-    rowsOf<AdapterVerificationToken>(em.getMetadata(TokenEntity));
+  // A session field that holds nothing is left out (a row from before session records, a
+  // session created without metadata, an added column never written), as the other adapters do
+  // and as Auth.js's contract reads a session: no \`null\` fields.
+  const sessions = (em: EntityManager) =>
+    rowsOf<AdapterSession>(em.getMetadata(SessionEntity), true);
   const authenticators = (em: EntityManager) =>
     rowsOf<AdapterAuthenticator>(em.getMetadata(AuthenticatorEntity));
 
@@ -398,19 +387,7 @@ export function MikroOrmAdapter<
         return sessions(em).row(session);
       }),
 
-    createVerificationToken: (verificationToken) =>
-      run("createVerificationToken", (em) =>
-        insert(em, TokenEntity, tokens(em), verificationToken),
-      ),
-    useVerificationToken: ({ identifier, token }) =>
-      run("useVerificationToken", async (em) => {
-        const found = await em.findOne(TokenEntity, { identifier, token });
-        if (!found) return null;
-        // Concurrent callers may all have read the row; only the delete that removed it wins
-        // (the others wait on the row lock, then delete nothing), on every SQL database.
-        const deleted = await em.nativeDelete(TokenEntity, { identifier, token });
-        return deleted === 1 ? tokens(em).row(found) : null;
-      }),
+    ...verificationTokenMethods(run, TokenEntity as EntityName<VerificationToken>),
 
     createAuthenticator: (authenticator) =>
       run("createAuthenticator", (em) =>

@@ -98,9 +98,12 @@ export class Session {
 
 /** A one-time email sign-in token, stored hashed; its key is `(identifier, token)`. */
 export class VerificationToken {
+  declare [OptionalProps]?: "tries";
   declare identifier: string;
   declare token: string;
   declare expires: Date;
+  /** Tries of a sign-in code so far (`countVerificationTokenTry`); never in the adapter's rows. */
+  declare tries?: number;
 }
 
 /**
@@ -313,6 +316,7 @@ export function defineGatehouseEntities<
       identifier: { ...key("identifier", 320), primary: true },
       token: { ...key("token"), primary: true },
       expires: { type: "datetime", fieldName: "expires" },
+      tries: { type: "integer", fieldName: "tries", default: 0 },
     },
   );
 

@@ -22,3 +22,4 @@ export {
   User,
   VerificationToken,
 } from "./entities.js";
+export type { MikroOrmVerificationTokenMethods } from "./verification-tokens.js";

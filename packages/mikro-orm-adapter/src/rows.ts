@@ -32,7 +32,8 @@ export function entityData(meta: EntityMetadata, input: object): Fields {
 /**
  * A managed entity as a plain row: its columns (absent values as `null`), and `userId` for the
  * `user` relation. With `dropNull`, absent values are left out instead (for the optional token
- * fields of an account, typed `string | undefined`).
+ * fields of an account and the optional fields of a session, which the contract never types
+ * `null`).
  */
 export function plainRow<T>(meta: EntityMetadata, entity: object, dropNull = false): T {
   const source = entity as Fields;

@@ -8,7 +8,6 @@ import type {
   AdapterSession,
   AdapterUser,
   CompleteAdapter,
-  VerificationToken,
 } from "@gatehousejs/core/adapters";
 import {
   isNodePostgres,
@@ -27,10 +26,11 @@ import {
   toAuthenticator,
   toSession,
   toUser,
-  toVerificationToken,
 } from "./rows.js";
-
-type TokenKey = Pick<VerificationToken, "identifier" | "token">;
+import {
+  type PostgresVerificationTokenMethods,
+  verificationTokenMethods,
+} from "./verification-tokens.js";
 
 /** A session as stored: the contract's fields and the row's own `id`. */
 export type StoredSession = AdapterSession & { id: string };
@@ -39,7 +39,7 @@ export type StoredSession = AdapterSession & { id: string };
 const sessionOf = (row: Row): StoredSession => ({ id: String(row.id), ...toSession(row) });
 
 /** What {@link PostgresAdapter} returns: every method of the contract, asynchronous. */
-export interface PostgresAdapterMethods extends CompleteAdapter {
+export interface PostgresAdapterMethods extends CompleteAdapter, PostgresVerificationTokenMethods {
   /** `""` (no email) is never found. */
   getUserByEmail(email: string): Promise<AdapterUser | null>;
   /** Throws when no user has this id. */
@@ -82,8 +82,6 @@ export interface PostgresAdapterMethods extends CompleteAdapter {
   listSessionsByUserId(userId: string): Promise<StoredSession[]>;
   /** One `DELETE`; returns how many sessions it deleted. */
   deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
-  /** One atomic `DELETE … RETURNING`: of concurrent calls for one token, one gets it. */
-  useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
   /** Throws when no authenticator has this credential id. */
   updateAuthenticatorCounter(
     credentialID: string,
@@ -100,7 +98,6 @@ const SESSION_COLUMNS = ["sessionToken", "userId", "expires", ...SESSION_METADAT
 const SESSION = columns(SESSION_COLUMNS);
 /** What a statement returns for a session: its columns and the row id, as other adapters do. */
 const SESSION_ROW = columns(["id", ...SESSION_COLUMNS]);
-const TOKEN = columns(["identifier", "token", "expires"]);
 const AUTHENTICATOR = columns([
   "credentialID",
   "userId",
@@ -384,21 +381,7 @@ SELECT count(*)::int AS "count" FROM deleted`,
       return Number(row?.count ?? 0);
     },
 
-    async createVerificationToken({ identifier, token, expires }) {
-      const row = await one(
-        `INSERT INTO ${tokens} (${TOKEN}) VALUES ($1, $2, $3) RETURNING ${TOKEN}`,
-        [identifier, token, expires],
-      );
-      return toVerificationToken(row ?? fail("INSERT into verification_tokens returned no row"));
-    },
-    async useVerificationToken({ identifier, token }) {
-      // Concurrent deletes of one row serialise on its row lock; only the first returns it.
-      const row = await one(
-        `DELETE FROM ${tokens} WHERE "identifier" = $1 AND "token" = $2 RETURNING ${TOKEN}`,
-        [identifier, token],
-      );
-      return row ? toVerificationToken(row) : null;
-    },
+    ...verificationTokenMethods(one, tokens),
 
     async createAuthenticator(authenticator) {
       const row = await one(

@@ -11,3 +11,4 @@ export {
   PostgresSecurityEventStore,
   type PostgresSecurityEventStoreMethods,
 } from "./security-log.js";
+export type { PostgresVerificationTokenMethods } from "./verification-tokens.js";

@@ -68,7 +68,7 @@ export function toAccount(row: Row): AdapterAccount {
   return account;
 }
 
-/** The session-record columns (issue 12), nullable: rows from before them read back as null. */
+/** The session-record columns, nullable: rows from before them read back without them. */
 export const SESSION_METADATA = [
   "createdAt",
   "lastSeenAt",
@@ -80,24 +80,32 @@ export const SESSION_METADATA = [
   "error",
 ] as const;
 
+/** How each session-record column is read back. */
+const sessionColumns: Record<(typeof SESSION_METADATA)[number], (value: unknown) => unknown> = {
+  createdAt: date,
+  lastSeenAt: date,
+  provider: text,
+  providerType: text,
+  client: text,
+  ip: text,
+  providerSid: text,
+  error: text,
+};
+
 export function toSession(row: Row): AdapterSession {
-  return {
+  const session: AdapterSession = {
     sessionToken: text(row.sessionToken),
     userId: text(row.userId),
     expires: date(row.expires),
-    createdAt: dateOrNull(row.createdAt),
-    lastSeenAt: dateOrNull(row.lastSeenAt),
-    provider: textOrNull(row.provider),
-    providerType: textOrNull(row.providerType),
-    client: textOrNull(row.client),
-    ip: textOrNull(row.ip),
-    // Left out when none was recorded (sessions not from an OpenID provider's sign-in).
-    ...(row.providerSid === null || row.providerSid === undefined
-      ? {}
-      : { providerSid: String(row.providerSid) }),
-    // Left out unless a refused refresh token marked the session.
-    ...(row.error === null || row.error === undefined ? {} : { error: String(row.error) }),
   };
+  // A record field is left out when none was stored (a row from before session records, an
+  // adapter call without metadata), as Auth.js's contract reads a session: no `null` fields.
+  for (const field of SESSION_METADATA) {
+    const value = row[field];
+    if (value === null || value === undefined) continue;
+    (session as unknown as Record<string, unknown>)[field] = sessionColumns[field](value);
+  }
+  return session;
 }
 
 export function toVerificationToken(row: Row): VerificationToken {

@@ -78,6 +78,8 @@ function statements(s: string): string[] {
   "expires"    timestamptz NOT NULL,
   PRIMARY KEY ("identifier", "token")
 )`,
+    // Tries of a sign-in code, counted before each is checked; tables made before it gain it.
+    `ALTER TABLE ${s}."verification_tokens" ADD COLUMN IF NOT EXISTS "tries" integer NOT NULL DEFAULT 0`,
     `CREATE TABLE IF NOT EXISTS ${s}."authenticators" (
   "credentialID"         text PRIMARY KEY,
   "userId"               text NOT NULL REFERENCES ${s}."users" ("id") ON DELETE CASCADE,
@@ -123,7 +125,8 @@ export const schemaSql: string = createSchemaSql();
  * not exist yet. Safe to run on every start, and from several processes at once: the whole
  * migration is one statement, a transaction serialised by an advisory lock. Existing tables keep
  * their rows; a `sessions` table from before session records gains their columns (`createdAt`,
- * `lastSeenAt`, `provider`, `providerType`, `client`, `ip`), null in the rows it already has.
+ * `lastSeenAt`, `provider`, `providerType`, `client`, `ip`), null in the rows it already has,
+ * and `verification_tokens` gains `tries` (sign-in code tries), 0 in its rows.
  *
  * @example
  * ```ts

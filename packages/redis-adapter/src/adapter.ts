@@ -4,7 +4,6 @@ import type {
   AdapterSession,
   AdapterUser,
   CompleteAdapter,
-  VerificationToken,
 } from "@gatehousejs/core/adapters";
 import { commandsOf, type RedisClientLike, type Script, text, texts } from "./client.js";
 import { keyLayout } from "./keys.js";
@@ -27,9 +26,12 @@ import {
   UPDATE_USER,
 } from "./scripts.js";
 import { decode, decodeOrNull, encode, expiryOf } from "./serialize.js";
+import {
+  type RedisVerificationTokenMethods,
+  verificationTokenMethods,
+} from "./verification-tokens.js";
 
 type AccountKey = Pick<AdapterAccount, "provider" | "providerAccountId">;
-type TokenKey = Pick<VerificationToken, "identifier" | "token">;
 
 /** Options of {@link RedisAdapter}. */
 export interface RedisAdapterOptions {
@@ -41,7 +43,9 @@ export interface RedisAdapterOptions {
 }
 
 /** What {@link RedisAdapter} returns: every method of the adapter contract, asynchronous. */
-export interface RedisAdapter extends CompleteAdapter {
+export interface RedisAdapter
+  extends Omit<CompleteAdapter, "createVerificationToken">,
+    RedisVerificationTokenMethods {
   /** Rejects when the id, or the (non-empty) email, is already taken. */
   createUser(user: AdapterUser): Promise<AdapterUser>;
   /** `null` for the empty email: it means "no email" and is never indexed. */
@@ -88,10 +92,6 @@ export interface RedisAdapter extends CompleteAdapter {
   listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
   /** One atomic script; returns how many sessions it deleted. */
   deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
-  /** The token key expires at `expires`. Rejects when the same token already exists. */
-  createVerificationToken(verificationToken: VerificationToken): Promise<VerificationToken>;
-  /** `GETDEL`: among concurrent calls for one token, exactly one gets it. */
-  useVerificationToken(key: TokenKey): Promise<VerificationToken | null>;
   /** Rejects when the user does not exist, or the credential id is taken. */
   createAuthenticator(authenticator: AdapterAuthenticator): Promise<AdapterAuthenticator>;
   /** Sorted by `credentialID`; `[]` for an unknown user. */
@@ -365,18 +365,7 @@ export function RedisAdapter(
       return Number(await run(DELETE_SESSIONS, [key.userSessions(userId)], userId, keep));
     },
 
-    async createVerificationToken(verificationToken) {
-      const expires = expiryOf(verificationToken.expires, "a verification token");
-      const json = encode(verificationToken);
-      const k = key.verificationToken(verificationToken.identifier, verificationToken.token);
-      const reply = await redis.send(["SET", k, json, "NX", "PXAT", expires]);
-      if (text(reply) === null) fail("this verification token already exists");
-      return decode(json);
-    },
-    async useVerificationToken({ identifier, token }) {
-      const reply = await redis.send(["GETDEL", key.verificationToken(identifier, token)]);
-      return decodeOrNull(text(reply));
-    },
+    ...verificationTokenMethods(redis, key),
 
     async createAuthenticator(authenticator) {
       const json = encode(authenticator);

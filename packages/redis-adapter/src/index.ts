@@ -8,3 +8,4 @@ export type { IORedisClientLike, NodeRedisClientLike, RedisClientLike } from "./
 export { RedisRateLimitStore, type RedisRateLimitStoreOptions } from "./rate-limit.js";
 export { RedisRevocationStore, type RedisRevocationStoreOptions } from "./revocation.js";
 export { RedisSecurityEventStore, type RedisSecurityEventStoreOptions } from "./security-log.js";
+export type { RedisVerificationTokenMethods } from "./verification-tokens.js";

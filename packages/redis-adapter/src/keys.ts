@@ -29,6 +29,8 @@ export function keyLayout(prefix: string) {
     session: (sessionToken: string) => `${prefix}session:${segment(sessionToken)}`,
     verificationToken: (identifier: string, token: string) =>
       `${prefix}verification:${segment(identifier)}:${segment(token)}`,
+    verificationTries: (identifier: string, token: string) =>
+      `${prefix}verification-tries:${segment(identifier)}:${segment(token)}`,
     authenticator: (credentialID: string) => `${prefix}authenticator:${segment(credentialID)}`,
   };
 }

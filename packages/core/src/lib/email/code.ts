@@ -12,7 +12,7 @@ import { decode, encode } from "../jwt.js";
 import type { Cookie } from "../types/config.js";
 import type { EmailConfig } from "../types/providers.js";
 
-/** Wrong tries of one code; the last one invalidates it. */
+/** Tries of one code, each counted before it is checked; the last one, if wrong, invalidates it. */
 export const MAX_CODE_TRIES = 5;
 
 const DIGITS = "0123456789";
@@ -210,7 +210,10 @@ export function forgetBinding(ctx: Context): void {
   if (name in ctx.req.cookies) ctx.setCookies.push(expireCookie(name, options));
 }
 
-/** The rate-limit store key counting wrong tries of one binding: no secret, no address in it. */
+/**
+ * The rate-limit store key counting the tries of one binding, for adapters without
+ * `countVerificationTokenTry`: no secret, no address in it.
+ */
 export async function triesKey(binding: CodeBinding): Promise<string> {
   return `email-code:${await sha256Hex(`${binding.nonce}|${binding.identifier}`)}`;
 }

@@ -290,6 +290,18 @@ export interface Adapter {
     identifier: string;
     token: string;
   }): Awaitable<VerificationToken | null>;
+  /**
+   * Counts one try of a stored verification token's secret, before it is checked (a Gatehouse
+   * addition, optional; used by emailed sign-in codes). Atomically, across every process sharing
+   * the store: when the token exists and has had fewer than `max` tries, adds one and returns the
+   * number of tries with this one (1 to `max`); otherwise returns `null` and changes nothing. Of
+   * any number of concurrent calls for one token, at most `max` get a number, each a different
+   * one. Without it, Gatehouse counts code tries in the rate-limit store (docs/email.md).
+   */
+  countVerificationTokenTry?(
+    params: { identifier: string; token: string },
+    max: number,
+  ): Awaitable<number | null>;
   createAuthenticator?(authenticator: AdapterAuthenticator): Awaitable<AdapterAuthenticator>;
   getAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>;
   listAuthenticatorsByUserId?(userId: string): Awaitable<AdapterAuthenticator[]>;
@@ -302,11 +314,12 @@ export interface Adapter {
 /**
  * Every method of the contract, required and returning a promise: the shape of an adapter that
  * implements all of it. An adapter's own interface extends it to document (and narrow) what its
- * methods do. `updateAccount` and `lockAccount` (provider token refresh) stay optional here, so
- * that an adapter adds them when it is ready.
+ * methods do. `updateAccount` and `lockAccount` (provider token refresh) and
+ * `countVerificationTokenTry` (sign-in codes) stay optional here, so that an adapter adds them
+ * when it is ready.
  */
 export type CompleteAdapter = {
-  [K in Exclude<keyof Adapter, "updateAccount" | "lockAccount">]-?: (
+  [K in Exclude<keyof Adapter, "updateAccount" | "lockAccount" | "countVerificationTokenTry">]-?: (
     ...args: Parameters<NonNullable<Adapter[K]>>
   ) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>;
 };

@@ -1,7 +1,8 @@
 /**
  * POST /callback/<email provider> with `code`: redeems an emailed code in the browser that asked
- * for it. A wrong code goes back to the verify-request page and counts against the code; the
- * last allowed wrong try deletes it, so even the right code fails after that.
+ * for it. Every try counts against the code before it is checked; a wrong code goes back to the
+ * verify-request page, and the last allowed wrong try deletes it, so even the right code fails
+ * after that.
  */
 import type { Context } from "../../context.js";
 import {
@@ -60,6 +61,30 @@ async function isRightCode(
 }
 
 /**
+ * Counts this try of the code, before it is checked: the number of tries with this one (1 to
+ * MAX_CODE_TRIES), or `null` when the code may not be tried any more (too many tries, or its
+ * row is gone). An adapter with `countVerificationTokenTry` counts on the code's own row; one
+ * without it counts in the rate-limit store, whose `hit` is just as atomic but only shared
+ * between app instances when the store is (docs/email.md).
+ */
+async function countTry(
+  ctx: Context,
+  adapter: Adapter,
+  binding: CodeBinding,
+): Promise<number | null> {
+  if (adapter.countVerificationTokenTry) {
+    const key = { identifier: binding.identifier, token: binding.codeHash };
+    const counted = await adapter.countVerificationTokenTry(key, MAX_CODE_TRIES);
+    return typeof counted === "number" && counted >= 1 && counted <= MAX_CODE_TRIES
+      ? counted
+      : null;
+  }
+  const window = Math.max(1000, binding.expires - Date.now());
+  const { count } = await ctx.config.rateLimitStore.hit(await triesKey(binding), window);
+  return count <= MAX_CODE_TRIES ? count : null;
+}
+
+/**
  * The address the code proves, or the redirect back to the verify-request page. A right code
  * spends itself and the link of the same email.
  */
@@ -78,28 +103,30 @@ export async function redeemCode(
     return refuse(ctx, provider, "code_unusable", "The sign-in code has expired");
   }
   const adapter = ctx.config.adapter as Required<Adapter>;
-  const store = ctx.config.rateLimitStore;
-  const key = await triesKey(binding);
-  const tries = await store.peek(key);
-  if (tries && tries.count >= MAX_CODE_TRIES) {
+  const tokenKey = { identifier: binding.identifier, token: binding.codeHash };
+  // The try is counted before the code is looked at, in one atomic step of the store: of a
+  // burst of guesses, only the first MAX_CODE_TRIES are ever compared.
+  const tries = await countTry(ctx, adapter, binding);
+  if (tries === null) {
     forgetBinding(ctx);
-    return refuse(ctx, provider, "code_unusable", "The sign-in code had too many wrong tries");
+    return refuse(
+      ctx,
+      provider,
+      "code_unusable",
+      "The sign-in code had too many tries, or is gone",
+    );
   }
   const typed = normalizeCodeInput(ctx.req.body?.code, shape);
   if (!(await isRightCode(ctx, provider, binding, typed))) {
-    const counted = await store.hit(key, Math.max(1000, binding.expires - Date.now()));
-    if (counted.count < MAX_CODE_TRIES) {
+    if (tries < MAX_CODE_TRIES) {
       return refuse(ctx, provider, "wrong_code", "The sign-in code is wrong");
     }
     forgetBinding(ctx);
-    await adapter.useVerificationToken({ identifier: binding.identifier, token: binding.codeHash });
+    await adapter.useVerificationToken(tokenKey);
     return refuse(ctx, provider, "code_unusable", "The last wrong sign-in code invalidated it");
   }
   forgetBinding(ctx);
-  const found = await adapter.useVerificationToken({
-    identifier: binding.identifier,
-    token: binding.codeHash,
-  });
+  const found = await adapter.useVerificationToken(tokenKey);
   if (!found || found.expires.valueOf() < Date.now()) {
     return refuse(
       ctx,
@@ -108,7 +135,6 @@ export async function redeemCode(
       "The sign-in code was used, invalidated or expired",
     );
   }
-  await store.reset(key);
   // One email, one sign-in: its link stops working too.
   await adapter.useVerificationToken({ identifier: binding.identifier, token: binding.linkHash });
   return { identifier: found.identifier };
