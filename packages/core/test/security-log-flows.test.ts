@@ -42,18 +42,20 @@ describe("email sign-in", () => {
     expect(summary(again).slice(2)).toEqual([["signIn", "email", "email"]]);
   });
 
-  test("an existing unverified user: emailVerified and the email account linked, once", async () => {
+  test("an existing unverified user: its sessions ended, emailVerified and the email account linked, once", async () => {
     const { config, memory, emailSignIn, linkAccount } = logged();
     await memory.createUser({ id: "u1", email: "old@example.com", emailVerified: null });
     await emailSignIn("old@example.com");
     expect(summary(await listSecurityEvents(config, "u1"))).toEqual([
+      // Proving an unproven address ends whatever sessions the user had (docs/security.md).
+      ["sessionRevoked", null, null],
       ["emailVerified", "email", "email"],
       ["accountLinked", "email", "email"],
       ["signIn", "email", "email"],
     ]);
     expect(linkAccount).toHaveBeenCalledTimes(1);
     await emailSignIn("old@example.com");
-    expect(summary(await listSecurityEvents(config, "u1")).slice(3)).toEqual([
+    expect(summary(await listSecurityEvents(config, "u1")).slice(4)).toEqual([
       ["signIn", "email", "email"],
     ]);
   });
