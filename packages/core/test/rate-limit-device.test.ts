@@ -142,6 +142,14 @@ describe("device cookies: the user's own browsers are never locked out by strang
     tampered.cookies.set(DEVICE, `${flipped}${value.slice(1)}`);
     for (let i = 0; i < 51; i++) await attempt(config, new Jar());
     expect(await attempt(config, tampered, { password: "wonderland" })).toBe(429);
+    // A seal with one character changed is no seal either.
+    const single = new Jar();
+    await attempt(config, single, { username: "mallory", password: "evil" });
+    await attempt(config, single, { password: "wonderland" });
+    const sealed = single.cookies.get(DEVICE)!;
+    const resealed = new Jar();
+    resealed.cookies.set(DEVICE, `${sealed.slice(0, -1)}${sealed.at(-1) === "A" ? "B" : "A"}`);
+    expect(await attempt(config, resealed, { password: "wonderland" })).toBe(429);
     // Alice's entry survived Mallory's sign-in in the same browser.
     expect(await attempt(config, browser, { password: "wonderland" })).toBe(200);
   });
@@ -187,5 +195,26 @@ describe("device cookies: the user's own browsers are never locked out by strang
     const failed = new Jar();
     await attempt(config, failed);
     expect(failed.cookies.has(DEVICE)).toBe(false);
+    // A form without an account field: nothing to remember the browser for.
+    const codeOnly: AuthConfig = {
+      secret: SECRET,
+      trustHost: true,
+      trustedProxies: 1,
+      logger: recordingLogger(),
+      providers: [
+        Credentials({
+          credentials: { code: { type: "password" } },
+          authorize: () => ({ ...alice }),
+        }),
+      ],
+    };
+    const jar2 = new Jar();
+    const csrf = await csrfToken(codeOnly, jar2);
+    const response = await send(codeOnly, jar2, "/auth/callback/credentials", {
+      form: { csrfToken: csrf, code: "123456" },
+      headers: { "x-forwarded-for": "203.0.113.9" },
+    });
+    expect(response.status).toBe(302);
+    expect(jar2.cookies.has(DEVICE)).toBe(false);
   });
 });

@@ -7,17 +7,17 @@
  * The value is `<device id>` followed by one `.<expiry>.<seal>` per account the browser signed in
  * to (at most eight, the latest last): the device id is 122 random bits; the expiry is in seconds
  * since the epoch, always ten digits; the seal is a keyed hash (SHA-256 over a salt derived from
- * a secret) of the device id, the expiry and a keyed hash of the account as the limiter counts
- * it. Every field of the sealed text has a fixed length, so a seal cannot be extended into
- * another one; the cookie never shows the account; and an account can only be checked against a
- * seal, never read out of it. A seal is written under the first secret and accepted under any
+ * a secret) of the device id, the expiry and the account as the limiter counts it, one hash per
+ * sign-in. The sealed text is prefix-free, so a seal cannot be extended into another one; the
+ * cookie never shows the account; and an account can only be checked against a seal, never read
+ * out of it. A seal is written under the first secret and accepted under any
  * secret of the rotation list, so rotating secrets keeps every device.
  */
 import type { Context } from "../context.js";
 import { deviceCookieName } from "../cookies.js";
 import { timingSafeEqual } from "../crypto/hash.js";
 import type { Cookie } from "../types/config.js";
-import { limitKey } from "./keys.js";
+import { keyedHash } from "./keys.js";
 
 /** How long a device cookie lasts after the latest sign-in that wrote it: one year. */
 export const DEVICE_MAX_AGE = 365 * 24 * 60 * 60;
@@ -30,16 +30,19 @@ const SHAPE = /^[0-9a-f]{32}(?:\.\d{10}\.[\w-]{22}){1,8}$/;
 const ENTRY = 34;
 const MAX_VALUE = 32 + DEVICE_ACCOUNTS * ENTRY;
 
-/** The 22 hash characters of a keyed hash (see {@link limitKey}). */
-async function keyed(secret: string, label: string, parts: string[]): Promise<string> {
-  const key = await limitKey(secret, label, parts);
-  return key.slice(label.length + 1);
-}
+/** UTF-8 bytes of a text: the length field that makes a seal's text prefix-free. */
+const encoder = new TextEncoder();
+const byteLength = (text: string): number =>
+  typeof Buffer === "function" ? Buffer.byteLength(text, "utf8") : encoder.encode(text).length;
 
-/** The seal of one account's entry under one secret. */
+/**
+ * The seal of one account's entry under one secret: a keyed hash of the device id (32
+ * characters), the expiry (10), and the account preceded by its length in bytes. A prefix-free
+ * text, so no seal can be extended into another one (see {@link keyedHash}).
+ */
 async function sealOf(secret: string, id: string, expires: string, account: string) {
-  const tag = await keyed(secret, "device-account", [account]);
-  return keyed(secret, "device-seal", [id, expires, tag]);
+  const text = `gatehouse-device-seal\u0000${id}${expires}${byteLength(account)}\u0000${account}`;
+  return (await keyedHash(secret, text)).slice(0, 22);
 }
 
 /** A device cookie from a request: its device id and its entries, not yet checked. */

@@ -58,6 +58,18 @@ export function limitKey(secret: string, limit: string, parts: string[]): string
     : salt.then((s) => keyWith(s, limit, parts));
 }
 
+/**
+ * SHA-256 (base64url) of a text after the salt of a secret: a keyed hash that nobody without the
+ * secret can compute. Synchronous with `node:crypto`. As a seal, give it a prefix-free text (every
+ * field of fixed length, or preceded by its length), so that no seal can be extended into another.
+ */
+export function keyedHash(secret: string, text: string): string | Promise<string> {
+  const salt = saltOf(secret);
+  return typeof salt === "string"
+    ? sha256(`${salt}\u0000${text}`)
+    : salt.then((s) => sha256(`${s}\u0000${text}`));
+}
+
 /** The longest part a plain key holds: longer ones (a long account) make the key hashed. */
 const MAX_PLAIN_PART = 64;
 
