@@ -16,7 +16,7 @@ const FILE = "email-code-stores.test.ts";
 const UNUSABLE = "code=code_unusable";
 const WRONG = "code=wrong_code";
 
-/** A configuration of its own per test: its wrong-code tries are counted in its own memory store. */
+/** A configuration of its own per test; code tries are counted on the code's row in the store. */
 function configFor(store: OpenStore) {
   const mails: { url: URL; code?: string }[] = [];
   const config: AuthConfig = {
