@@ -25,17 +25,18 @@ export async function signOut(ctx: Context): Promise<ResponseInternal> {
     (url) => ({ url }),
     (error: unknown) => ({ error }),
   );
-  // One deadline for every store call of this sign-out: a store that never answers (a half-open
-  // connection) must not hang it.
-  const deadline = new StoreDeadline();
-  // A provider that cannot be reached (discovery failing) must not keep the user signed in here:
-  // the sign-out goes on locally, with one log line.
-  const federated = await deadline
+  // A provider that cannot be reached (discovery failing, or slow) must not keep the user signed
+  // in here: the sign-out goes on locally, with one log line. Its own deadline, so a slow
+  // provider leaves the store its full time.
+  const federated = await new StoreDeadline()
     .race("the federated sign-out target", federatedTarget(ctx))
     .catch((error: unknown) => {
       ctx.config.logger.error(error as Error);
       return undefined;
     });
+  // One deadline for every store call that ends the session: a store that never answers (a
+  // half-open connection) must not hang the sign-out.
+  const deadline = new StoreDeadline();
   // End the session first: a refused callbackUrl must not leave the user signed in. The
   // deletions are queued on the context, so they also ride on an error redirect.
   const subject = await deadline
