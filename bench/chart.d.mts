@@ -6,6 +6,7 @@ export interface ChartContender {
   info?: boolean;
   opsPerSec: number;
   rsd?: number;
+  cpuUsPerOp?: number;
   vsAuthjs?: number;
   vsBetterAuth?: number;
 }

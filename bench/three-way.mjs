@@ -127,6 +127,7 @@ export async function threeWay({ budgetMs, warmupMs, slices = 30, log, command }
           info: Boolean(c.info),
           opsPerSec: round(result[c.id].opsPerSec, 1),
           rsd: round(result[c.id].rsd, 3),
+          cpuUsPerOp: round(result[c.id].cpuUsPerOp, 1),
           vsAuthjs: c.id === "authjs" ? 1 : round(result.ratios[c.id], 3),
           vsBetterAuth: c.id === "better-auth" ? 1 : round(paired(result, c.id, "better-auth"), 3),
         })),
@@ -167,15 +168,16 @@ const fmtRatio = (r) => (r === undefined || r === null ? "—" : `${r.toFixed(2)
 
 /** The results as a Markdown table, for the console and for RESULTS.md. */
 export function threeWayTable(results) {
-  const header = ["contender", "ops/s", "µs/op", "vs @auth/core", "vs Better Auth"];
+  const header = ["contender", "ops/s", "µs/op", "CPU µs/op", "vs @auth/core", "vs Better Auth"];
   const rows = [];
   for (const group of results.groups) {
-    rows.push([`**${group.title}**`, "", "", "", ""]);
+    rows.push([`**${group.title}**`, "", "", "", "", ""]);
     for (const c of group.contenders) {
       rows.push([
         `${c.info ? "(info) " : ""}${c.label}`,
         `${fmtOps(c.opsPerSec)} ±${Math.round(c.rsd * 100)}%`,
         (1e6 / c.opsPerSec).toFixed(1),
+        c.cpuUsPerOp.toFixed(1),
         fmtRatio(c.vsAuthjs),
         fmtRatio(c.vsBetterAuth),
       ]);

@@ -30,6 +30,7 @@ function results(): ChartResults {
             library: "Gatehouse",
             label: "Gatehouse getSession(), JWT",
             opsPerSec: 40000,
+            cpuUsPerOp: 12.5,
             vsAuthjs: 50,
             vsBetterAuth: 8,
           },
@@ -80,7 +81,11 @@ describe("bench/chart.mjs", () => {
     // The second panel has its own scale: its longest bar is as long as the first panel's.
     expect(floor).toBeCloseTo(gatehouse, 5);
     expect(http / floor).toBeCloseTo(3000 / 12000, 2);
-    for (const figure of ["40,000/s · 25.0 µs", "800/s · 1,250 µs", "5,000/s · 200 µs"]) {
+    for (const figure of [
+      "40,000/s · 25.0 µs (CPU 12.5)",
+      "800/s · 1,250 µs",
+      "5,000/s · 200 µs",
+    ]) {
       expect(svg).toContain(figure);
     }
     expect(svg).toContain("Gatehouse&apos;s rate: 50× @auth/core, 8.0× Better Auth");
@@ -96,6 +101,7 @@ describe("bench/chart.mjs", () => {
       expect(desc).toContain(figure);
     }
     expect(desc).toContain("node:http alone (for information): 12,000 per second");
+    expect(desc).toContain("40,000 per second, 25.0 microseconds each, 12.5 of them on the CPU");
   });
 
   it("escapes the labels it is given", () => {
