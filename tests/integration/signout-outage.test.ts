@@ -17,7 +17,7 @@ import { migrate, PostgresAdapter } from "@gatehousejs/pg-adapter";
 import { RedisAdapter, RedisRevocationStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
-import { afterAll, beforeAll, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, expect, type Mock, test, vi } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "../../packages/core/test/helpers.js";
 import {
   DATABASE_URL,
@@ -37,7 +37,7 @@ interface Instances extends OpenStore {
   proxy: FaultProxy;
   a: AuthConfig;
   b: AuthConfig;
-  signOutEvents: ReturnType<typeof vi.fn>;
+  signOutEvents: Mock<(message: unknown) => void>;
   /** Resolves once A's client reaches the store again through the proxy. */
   reachable(): Promise<void>;
 }
@@ -70,13 +70,13 @@ async function until(what: string, check: () => Promise<boolean>): Promise<void>
 function instance(
   store: Pick<AuthConfig, "adapter" | "session">,
   userId: () => string,
-  signOut: ReturnType<typeof vi.fn>,
+  signOut: (message: unknown) => void,
 ): AuthConfig {
   return {
     secret: SECRET,
     trustHost: true,
     logger: recordingLogger(),
-    events: { signOut },
+    events: { signOut: (message) => signOut(message) },
     ...store,
     providers: [
       Credentials({
@@ -109,7 +109,7 @@ const pgDatabase: StoreKind<Instances> = {
       email: `pat-${randomUUID()}@example.com`,
       emailVerified: null,
     });
-    const signOutEvents = vi.fn();
+    const signOutEvents = vi.fn<(message: unknown) => void>();
     const session = { strategy: "database" as const };
     return {
       proxy,
@@ -174,7 +174,7 @@ const redisDatabase: StoreKind<Instances> = {
       email: `pat-${randomUUID()}@example.com`,
       emailVerified: null,
     });
-    const signOutEvents = vi.fn();
+    const signOutEvents = vi.fn<(message: unknown) => void>();
     const session = { strategy: "database" as const };
     return {
       ...pair,
@@ -197,7 +197,7 @@ const redisJwt: StoreKind<Instances> = {
   async open() {
     const pair = await redisPair();
     const userId = randomUUID();
-    const signOutEvents = vi.fn();
+    const signOutEvents = vi.fn<(message: unknown) => void>();
     const jwt = (client: Redis) => ({
       session: {
         strategy: "jwt" as const,

@@ -204,7 +204,7 @@ describe("POST /signout under the database strategy", () => {
     const { browser } = await signedIn(config);
     outage.mode = "down";
     for (const headers of [
-      { "x-auth-return-redirect": "1", accept: "application/json" },
+      { "x-auth-return-redirect": "1", accept: "application/json" } as Record<string, string>,
       { accept: "application/json" },
     ]) {
       const response = await signOutFrom(browser, headers);
