@@ -250,6 +250,28 @@ describe("POST /signout under the database strategy", () => {
     expect(await copy.session()).not.toBeNull();
   });
 
+  test("an attempt that answers after the next one started still counts: the session ended", async () => {
+    const { memory, config, signOut } = await databaseSetup();
+    let calls = 0;
+    const straggling = {
+      ...(config.adapter as typeof memory),
+      deleteSession(token: string) {
+        calls++;
+        // The first attempt answers late (past its own time), every later one never does.
+        if (calls > 1) return new Promise<never>(() => {});
+        return new Promise((resolve) => setTimeout(resolve, 1500)).then(() =>
+          memory.deleteSession(token),
+        );
+      },
+    };
+    const { browser, copy } = await signedIn({ ...config, adapter: straggling });
+    const response = await signOutFrom(browser);
+    expect(response.status).toBe(302);
+    expect(calls).toBeGreaterThan(1);
+    expect(signOut).toHaveBeenCalledOnce();
+    expect(await copy.session()).toBeNull();
+  });
+
   test("an adapter that throws for a row that is already gone still signs out", async () => {
     const { memory, config, signOut } = await databaseSetup();
     const picky = {
