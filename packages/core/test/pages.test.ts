@@ -575,6 +575,7 @@ describe("error page", () => {
     ["Configuration", 500, "Server error", false],
     ["AccessDenied", 403, "Access Denied", true],
     ["Verification", 403, "Unable to sign in", true],
+    ["SessionStoreUnavailable", 200, "You are still signed in", false],
     ["Unknown", 200, "Error", false],
     [undefined, 200, "Error", false],
   ] as const)("%s answers %i with heading %s", (error, status, heading, linksToSignIn) => {
@@ -590,6 +591,7 @@ describe("error page", () => {
     expect(render("Verification").html).toMatch(
       /no longer valid[\s\S]*used already, or it may have expired/,
     );
+    expect(render("SessionStoreUnavailable").html).toMatch(/did not finish[\s\S]*sign out again/);
   });
 
   it("links an unknown error to the site", () => {

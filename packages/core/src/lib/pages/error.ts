@@ -59,6 +59,16 @@ const VIEWS: Readonly<Record<string, ErrorView>> = {
     ],
     linkToSignIn: true,
   },
+  // Gatehouse addition: a sign-out the session store could not complete (docs/sessions.md).
+  SessionStoreUnavailable: {
+    status: 200,
+    heading: "You are still signed in",
+    paragraphs: [
+      "Signing you out did not finish: the server could not reach its session store.",
+      "Wait a moment and sign out again.",
+    ],
+    linkToSignIn: false,
+  },
 };
 
 const GENERIC_VIEW: ErrorView = {

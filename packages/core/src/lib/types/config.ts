@@ -338,7 +338,12 @@ export interface Cookie {
 export type CustomFetch = typeof fetch;
 
 /** The error values that may appear in `?error=` on the error page. */
-export type ErrorPageParam = "Configuration" | "AccessDenied" | "Verification";
+export type ErrorPageParam =
+  | "Configuration"
+  | "AccessDenied"
+  | "Verification"
+  | "InvalidCallbackUrl"
+  | "SessionStoreUnavailable";
 
 /** The error values that may appear in `?error=` on the sign-in page. */
 export type SignInPageErrorParam =
