@@ -38,7 +38,7 @@ export const authjsShape: Group = {
   title: "answers equal what was stored (Auth.js's adapter tests)",
   cases: [
     {
-      name: "a session created without metadata comes back equal, with no null fields",
+      name: "a session created with only its required fields comes back equal, with no null fields",
       uses: ["createUser", "createSession", "getSessionAndUser", "updateSession", "deleteSession"],
       async run(ctx) {
         const { user, session } = await sessionOfNewUser(ctx);
