@@ -136,7 +136,7 @@ export function renderChart(results) {
       const colour = c.info ? INFO_COLOUR : (COLOURS[c.library] ?? INFO_COLOUR);
       const width = Math.max(1, (c.opsPerSec / max) * BAR_MAX);
       const mid = y + ROW / 2;
-      const cpu = hasCpu(c) ? ` (CPU ${us(c.cpuUsPerOp)})` : "";
+      const cpu = hasCpu(c) ? ` (CPU ${us(c.cpuUsPerOp)} µs)` : "";
       const value = `${perSecond(c.opsPerSec)}/s · ${micros(c.opsPerSec)} µs${cpu}`;
       const labelAttrs = `font-size="12" text-anchor="end" fill="${c.info ? MUTED : TEXT}"${c.info ? ' font-style="italic"' : ""}`;
       body.push(

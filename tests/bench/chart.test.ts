@@ -82,7 +82,7 @@ describe("bench/chart.mjs", () => {
     expect(floor).toBeCloseTo(gatehouse, 5);
     expect(http / floor).toBeCloseTo(3000 / 12000, 2);
     for (const figure of [
-      "40,000/s · 25.0 µs (CPU 12.5)",
+      "40,000/s · 25.0 µs (CPU 12.5 µs)",
       "800/s · 1,250 µs",
       "5,000/s · 200 µs",
     ]) {
