@@ -57,7 +57,7 @@ async function readSession(response: Response): Promise<Session | null> {
  * export function UserBadge() {
  *   const { session, status } = createSession();
  *   return (
- *     <Show when={status() === "authenticated"} fallback={<a href="/api/auth/signin">Sign in</a>}>
+ *     <Show when={status() === "authenticated"} fallback={<a href="/api/auth/signin" rel="external">Sign in</a>}>
  *       <span>{session()?.user?.name}</span>
  *       <button type="button" onClick={() => signOut()}>Sign out</button>
  *     </Show>
