@@ -23,6 +23,8 @@ export default {
     "packages/core/src/lib/email/normalize.ts",
     "packages/core/src/lib/cookies.ts",
     "packages/core/src/lib/request.ts",
+    "packages/core/src/lib/actions/backchannel-logout.ts",
+    "packages/core/src/lib/client-address.ts",
   ],
   coverageAnalysis: "perTest",
   // The machine is shared: one or two test runners, not one per core.
