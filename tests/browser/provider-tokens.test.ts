@@ -64,7 +64,12 @@ describe.skipIf(!chromiumPath)(
      * (its session is still alive) and the browser comes straight back.
      */
     async function signInWithProvider(page: Page, address: string, login: boolean): Promise<void> {
-      await page.goto(`${app.url}/api/auth/signin`);
+      // As a person: the home page's "Sign in" (the first visit types the address).
+      if (page.url() === "about:blank") await page.goto(home());
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === "/api/auth/signin"),
+        page.getByTestId("sign-in-link").click(),
+      ]);
       const oidc = new URL(app.services.oidc).origin;
       const landed = (url: URL) =>
         (url.origin === oidc && url.pathname.startsWith("/interaction/")) || url.href === home();
@@ -86,7 +91,10 @@ describe.skipIf(!chromiumPath)(
 
     /** Opens the provider-token page; resolves with the userinfo answer and the token's expiry. */
     async function readUserinfo(page: Page) {
-      await page.goto(`${app.url}/provider-token`);
+      // The home page's link the first time, a reload on later visits.
+      if (new URL(page.url()).pathname === "/provider-token") await page.reload();
+      else await page.getByTestId("home-provider-token").click();
+      await page.waitForURL(`${app.url}/provider-token`);
       const shown = page.getByTestId("provider-userinfo");
       await expect
         .poll(async () =>
@@ -154,11 +162,7 @@ describe.skipIf(!chromiumPath)(
         const session = await (await page.request.get(`${app.url}/api/auth/session`)).json();
         expect(session).toBeNull();
 
-        await Promise.all([
-          page.waitForURL((url) => url.origin === new URL(app.url).origin),
-          page.getByTestId("oidc-logout").click(),
-        ]);
-        await page.goto(home());
+        await Promise.all([page.waitForURL(home()), page.getByTestId("oidc-logout").click()]);
         await expect.poll(() => status(page).textContent()).toBe("You are not signed in.");
 
         // The provider forgot the browser: it asks for a login again.

@@ -51,7 +51,12 @@ describe.skipIf(!chromiumPath)(
       const context = await browser.newContext();
       contexts.push(context);
       const page = await context.newPage();
-      await page.goto(`${app.url}/api/auth/signin`);
+      await page.goto(`${app.url}/`);
+      // As a person: the home page's "Sign in", the built-in page, back home.
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === "/api/auth/signin"),
+        page.getByTestId("sign-in-link").click(),
+      ]);
       await page.fill("#input-email-for-credentials-provider", DEMO_ACCOUNT.email);
       await page.fill("#input-password-for-credentials-provider", DEMO_ACCOUNT.password);
       await Promise.all([
@@ -66,7 +71,10 @@ describe.skipIf(!chromiumPath)(
 
     /** Opens "Your sessions" and waits for the list; resolves with the ids shown, current first. */
     async function openSessions(app: App, page: Page, count: number) {
-      await page.goto(`${app.url}/sessions`);
+      // From any page of the demo its navigation leads there; already there, a reload.
+      if (new URL(page.url()).pathname === "/sessions") await page.reload();
+      else await page.getByTestId("nav-sessions").click();
+      await page.waitForURL(`${app.url}/sessions`);
       const rows = page.getByTestId("session-row");
       await expect.poll(() => rows.count()).toBe(count);
       const current = await page
@@ -90,7 +98,10 @@ describe.skipIf(!chromiumPath)(
     }
 
     async function expectSignedOut(app: App, page: Page): Promise<void> {
-      await page.goto(`${app.url}/`);
+      // Its next request: back to the home page through the navigation, and a reload.
+      await page.getByTestId("nav-home").click();
+      await page.waitForURL(`${app.url}/`);
+      await page.reload();
       await expect
         .poll(() => page.getByTestId("session-status").textContent())
         .toBe("You are not signed in.");
@@ -126,7 +137,7 @@ describe.skipIf(!chromiumPath)(
         // The second browser still holds its cookie until its next request refuses it.
         await expectSignedOut(app, second);
         expect(await hasSessionCookie(second)).toBe(false);
-        await second.goto(`${app.url}/sessions`);
+        await second.getByTestId("nav-sessions").click();
         await expect.poll(() => second.getByTestId("sessions-signed-out").count()).toBe(1);
 
         // The first is still signed in, its session unchanged.
@@ -154,7 +165,8 @@ describe.skipIf(!chromiumPath)(
         await expectSignedOut(app, third);
 
         // The security log, read on the server for the signed-in user, newest first.
-        await first.goto(`${app.url}/activity`);
+        await first.getByTestId("nav-activity").click();
+        await first.waitForURL(`${app.url}/activity`);
         const rows = first.getByTestId("activity-row");
         await expect.poll(() => rows.count()).toBeGreaterThan(0);
         const types = await rows.evaluateAll((items) =>
@@ -165,9 +177,12 @@ describe.skipIf(!chromiumPath)(
         expect(types.indexOf("sessionRevoked")).toBeLessThan(types.lastIndexOf("signIn"));
         await keepScreenshot(first, `activity-${strategy}.png`);
 
-        // Signed out, the activity page sends the visitor home.
+        // Signed out, the activity page sends the visitor to the sign-in page.
         const response = await second.request.get(`${app.url}/activity`, { maxRedirects: 0 });
         expect(response.status()).toBe(302);
+        expect(new URL(response.headers().location ?? "", app.url).pathname).toBe(
+          "/api/auth/signin",
+        );
       });
     }
   },

@@ -1,6 +1,6 @@
 /**
  * Runs before every request: `/dev/*` exists only in demo mode, and `/middleware-protected`
- * needs a session (checked here, before any rendering).
+ * needs a session (checked here, before any rendering; without one, the sign-in page and back).
  */
 import { authMiddleware } from "@gatehousejs/solid-start";
 import { createMiddleware } from "@solidjs/start/middleware";
@@ -17,6 +17,7 @@ export default createMiddleware({
         });
       }
     },
-    authMiddleware(authConfig, { protectedPaths: ["/middleware-protected"] }),
+    // Signed out: the sign-in page, which comes back to the page asked for.
+    authMiddleware(authConfig, { protectedPaths: ["/middleware-protected"], signIn: true }),
   ],
 });

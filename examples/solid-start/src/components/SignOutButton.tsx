@@ -2,8 +2,8 @@ import { signOut } from "@gatehousejs/solid-start/client";
 
 /**
  * Ends the session (POST /api/auth/signout) and comes back to the home page. `federated`: signs
- * out of the identity provider too (its end-session page, then back here), when the session
- * came from an OpenID provider that offers it; otherwise the same as a plain sign-out.
+ * out of the identity provider too (its end-session page, then back here); the home page offers
+ * it only for a session that signed in through an OpenID provider.
  */
 export default function SignOutButton(props: { federated?: boolean }) {
   return (

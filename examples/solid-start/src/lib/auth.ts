@@ -3,13 +3,14 @@
  * Server-only: the password check, the database and the secrets live here.
  */
 import { PostgresAdapter } from "@gatehousejs/pg-adapter";
-import type { SolidAuthConfig } from "@gatehousejs/solid-start";
+import { peerAddressOf, type SolidAuthConfig } from "@gatehousejs/solid-start";
 import Credentials from "@gatehousejs/solid-start/providers/credentials";
 import Nodemailer from "@gatehousejs/solid-start/providers/nodemailer";
 import OIDC from "@gatehousejs/solid-start/providers/oidc";
 import Passkey from "@gatehousejs/solid-start/providers/passkey";
 import TikTok from "@gatehousejs/solid-start/providers/tiktok";
 import { db, revocationStore, securityEventStore } from "./db";
+import { isDemo } from "./env";
 import { hashPassword, needsRehash, verifyPassword } from "./password";
 
 /** The app's name and colours, also used by the built-in sign-in pages. */
@@ -62,12 +63,30 @@ function providers(): SolidAuthConfig["providers"] {
   if (process.env.AUTH_OIDC_ISSUER) {
     list.push(OIDC({ name: process.env.AUTH_OIDC_NAME ?? "OpenID Connect" }));
   }
-  // The buttons only: conditional UI (passkey autofill) needs an input for the browser to fill,
-  // and the built-in page has none for passkeys.
-  list.push(Passkey({ enableConditionalUI: false }));
+  // The buttons only: no input on the built-in page. A passkey names its user, so an address
+  // typed there would be ignored; conditional UI (passkey autofill), which needs such an input,
+  // is off with it.
+  list.push(Passkey({ enableConditionalUI: false, formFields: {} }));
   if (process.env.AUTH_TIKTOK_ID && process.env.AUTH_TIKTOK_SECRET) list.push(TikTok());
   return list;
 }
+
+/**
+ * The rate limits, written out so that the demo's home page can say which apply (they are
+ * core's defaults). They count per client address: see `clientAddress` below.
+ */
+export const RATE_LIMITS = {
+  credentials: {
+    perClient: { max: 30, windowSeconds: 60 },
+    failures: { freeAttempts: 5, baseSeconds: 1, maxSeconds: 15 * 60 },
+  },
+  email: {
+    perAddress: { max: 3, windowSeconds: 10 * 60 },
+    perClient: { max: 10, windowSeconds: 10 * 60 },
+  },
+  webauthn: { perClient: { max: 60, windowSeconds: 60 } },
+  oauth: { perClient: { max: 60, windowSeconds: 60 } },
+} as const satisfies SolidAuthConfig["rateLimit"];
 
 /**
  * JWT sessions by default; `AUTH_SESSION_STRATEGY=database` keeps them as rows in the database
@@ -88,6 +107,11 @@ export const authConfig: SolidAuthConfig = {
   securityLog: { store: securityEventStore, retentionDays: 90 },
   experimental: { enableWebAuthn: true },
   providers: providers(),
+  rateLimit: RATE_LIMITS,
+  // Demo mode runs on your machine with nothing in front of the server: the socket's peer (your
+  // browser, on loopback) is the client. Deployed behind a proxy, set AUTH_TRUSTED_PROXIES
+  // instead; deployed without one, the integration uses a public peer address by itself.
+  clientAddress: isDemo() ? peerAddressOf : undefined,
   theme: { brandColor: BRAND.color, logo: BRAND.logo, buttonText: "#ffffff" },
   callbacks: {
     jwt({ token, trigger, session }) {

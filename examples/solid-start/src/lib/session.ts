@@ -5,61 +5,141 @@
 import {
   AuthError,
   getAccessToken,
+  getCsrfToken,
   getSession,
+  getSessionInfo,
   listSecurityEvents,
   requireSession,
 } from "@gatehousejs/solid-start";
 import { query } from "@solidjs/router";
 import { getRequestEvent } from "solid-js/web";
-import { authConfig } from "./auth";
+import { authConfig, RATE_LIMITS } from "./auth";
 import { DEMO_USER } from "./db";
 import { isDemo } from "./env";
 
-/** The session of the current request, or `null`. */
+/**
+ * Signed out, a protected page's query sends the visitor to the sign-in page, which brings them
+ * back to `page`. Named here because on client navigation the query runs as a server function,
+ * whose request does not say which page the browser is going to.
+ */
+const signInThenBackTo = (page: string) => ({ signIn: true, callbackUrl: page }) as const;
+
+/** A provider's display name by its id ("credentials" is "Email and password"). */
+function providerName(id: string | null): string | null {
+  if (!id) return null;
+  const provider = authConfig.providers.find(
+    (p) => (typeof p === "function" ? undefined : p.id) === id,
+  );
+  return (provider && typeof provider !== "function" && provider.name) || id;
+}
+
+/**
+ * The session of the current request, or `null`, and whether it signed in through an OpenID
+ * provider (only then is "Sign out of the identity provider too" offered).
+ */
 export const sessionQuery = query(async () => {
   "use server";
   const event = getRequestEvent();
-  return event ? getSession(event.request, authConfig) : null;
+  if (!event) return null;
+  const session = await getSession(event.request, authConfig);
+  if (!session?.user) return null;
+  const info = await getSessionInfo(event.request, authConfig);
+  return {
+    session,
+    signedInWith: providerName(info?.provider ?? null),
+    federated: info?.providerType === "oidc",
+  };
 }, "session");
 
-/** The SSR-protected page's data: redirects to `/` without a session. */
+/**
+ * The SSR-protected page's data (signed out: the sign-in page, then back here), with the CSRF
+ * token of its sign-out form, which works without JavaScript.
+ */
 export const protectedQuery = query(async () => {
   "use server";
-  const session = await requireSession(authConfig);
+  const session = await requireSession(authConfig, signInThenBackTo("/protected"));
+  const event = getRequestEvent();
   return {
     name: session.user.name ?? null,
     email: session.user.email ?? null,
     expires: session.expires,
     renderedAt: new Date().toISOString(),
+    csrfToken: event ? await getCsrfToken(event.request, authConfig) : null,
   };
 }, "protected");
 
-/** What the demo shows newcomers (the demo account), or `null` outside demo mode. */
+/**
+ * What the demo shows newcomers: the demo account and the rate limits in force, or `null`
+ * outside demo mode.
+ */
 export const demoQuery = query(async () => {
   "use server";
-  return isDemo() ? { email: DEMO_USER.email, password: DEMO_USER.password } : null;
+  if (!isDemo()) return null;
+  return { email: DEMO_USER.email, password: DEMO_USER.password, limits: RATE_LIMITS };
 }, "demo");
 
-/**
- * The signed-in user's recent security activity, newest first (redirects to `/` without a
- * session). The `session` callback in ./auth.ts puts the user's id in the session.
- */
-export const securityEventsQuery = query(async () => {
+/** The sign-in methods' names by id, for the sessions page. */
+export const providerNamesQuery = query(async () => {
   "use server";
-  const session = await requireSession(authConfig);
+  const names: Record<string, string> = {};
+  for (const provider of authConfig.providers) {
+    if (typeof provider !== "function") names[provider.id] = provider.name;
+  }
+  return names;
+}, "provider-names");
+
+/** One line of the activity page: consecutive events that are alike, counted once. */
+export interface ActivityGroup {
+  id: string;
+  type: string;
+  count: number;
+  /** The newest and the oldest event of the group (ISO 8601). */
+  latest: string;
+  earliest: string;
+  provider: string | null;
+  newClient: boolean;
+  client: string | null;
+  ip: string | null;
+  reason: string | null;
+}
+
+/**
+ * The signed-in user's recent security activity, newest first, consecutive events that are
+ * alike (same kind, method, browser, address and reason) grouped into one line with a count:
+ * fifty failed attempts are one line, not fifty. Signed out: the sign-in page, then back here.
+ * The `session` callback in ./auth.ts puts the user's id in the session.
+ */
+export const securityEventsQuery = query(async (): Promise<ActivityGroup[]> => {
+  "use server";
+  const session = await requireSession(authConfig, signInThenBackTo("/activity"));
   const userId = session.user.id;
   if (!userId) return [];
-  const events = await listSecurityEvents(authConfig, userId, { limit: 20 });
-  return events.map((event) => ({
-    id: event.id,
-    type: event.type,
-    at: event.at.toISOString(),
-    provider: event.provider ?? null,
-    newClient: event.newClient ?? null,
-    client: event.client ?? null,
-    ip: event.ip ?? null,
-    reason: event.reason ?? null,
-  }));
+  const events = await listSecurityEvents(authConfig, userId, { limit: 100 });
+  const groups: ActivityGroup[] = [];
+  for (const event of events) {
+    const line = {
+      type: event.type,
+      provider: providerName(event.provider ?? null),
+      newClient: event.newClient ?? false,
+      client: event.client ?? null,
+      ip: event.ip ?? null,
+      reason: event.reason ?? null,
+    };
+    const last = groups.at(-1);
+    const alike =
+      last &&
+      !line.newClient &&
+      !last.newClient &&
+      (Object.keys(line) as (keyof typeof line)[]).every((key) => last[key] === line[key]);
+    if (alike) {
+      last.count += 1;
+      last.earliest = event.at.toISOString();
+    } else {
+      const at = event.at.toISOString();
+      groups.push({ id: event.id, count: 1, latest: at, earliest: at, ...line });
+    }
+  }
+  return groups.slice(0, 20);
 }, "security-events");
 
 /** What the provider-token page shows. */
@@ -96,14 +176,14 @@ function findUserinfoEndpoint(issuer: string): Promise<string> {
 }
 
 /**
- * The provider-token page's data (redirects to `/` without a session): a valid access token of
+ * The provider-token page's data (signed out: the sign-in page, then back here): a valid access token of
  * the OpenID provider for the signed-in user, from `getAccessToken()` (which renews it with the
  * stored refresh token when it expires within a minute), sent to the provider's userinfo
  * endpoint. The token itself never leaves the server.
  */
 export const providerTokenQuery = query(async (): Promise<ProviderTokenResult> => {
   "use server";
-  await requireSession(authConfig);
+  await requireSession(authConfig, signInThenBackTo("/provider-token"));
   const issuer = process.env.AUTH_OIDC_ISSUER;
   const event = getRequestEvent();
   if (!issuer || !event) return { status: "unconfigured" };

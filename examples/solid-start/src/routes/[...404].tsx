@@ -6,7 +6,9 @@ export default function NotFound() {
       <HttpStatusCode code={404} />
       <h1>Not found</h1>
       <p>
-        <a href="/">Back home</a>
+        <a href="/" data-testid="not-found-home">
+          Back home
+        </a>
       </p>
     </section>
   );

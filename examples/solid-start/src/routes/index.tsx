@@ -1,44 +1,66 @@
-import { createAsync } from "@solidjs/router";
+import { A, createAsync } from "@solidjs/router";
 import { Show } from "solid-js";
+import SignInLink from "~/components/SignInLink";
 import SignOutButton from "~/components/SignOutButton";
+import When from "~/components/When";
 import { demoQuery, sessionQuery } from "~/lib/session";
 
+/** "5 minutes" for 300 seconds, "1 minute" for 60, "30 seconds" for 30. */
+function duration(seconds: number): string {
+  const [value, unit] = seconds % 60 === 0 ? [seconds / 60, "minute"] : [seconds, "second"];
+  return `${value} ${unit}${value === 1 ? "" : "s"}`;
+}
+
 export default function Home() {
-  const session = createAsync(() => sessionQuery(), { deferStream: true });
+  const data = createAsync(() => sessionQuery(), { deferStream: true });
   const demo = createAsync(() => demoQuery());
   return (
     <>
       <h1>Gatehouse × SolidStart</h1>
       <section class="card" data-testid="session-card">
         <Show
-          when={session()?.user}
+          when={data()}
           fallback={
             <>
               <p data-testid="session-status">You are not signed in.</p>
-              <a class="button" href="/api/auth/signin" data-testid="sign-in-link">
-                Sign in
-              </a>
+              <SignInLink testId="sign-in-link" />
             </>
           }
         >
-          {(user) => (
+          {(signedIn) => (
             <>
               <p data-testid="session-status">
                 Signed in as{" "}
                 <strong data-testid="session-name">
-                  {user().name || user().email || "a passkey user"}
+                  {signedIn().session.user?.name ||
+                    signedIn().session.user?.email ||
+                    "a passkey user"}
                 </strong>
-                <Show when={user().email}>
-                  {" "}
-                  (<span data-testid="session-email">{user().email}</span>)
+                <Show when={signedIn().session.user?.email}>
+                  {(email) => (
+                    <>
+                      {" "}
+                      (<span data-testid="session-email">{email()}</span>)
+                    </>
+                  )}
+                </Show>
+                <Show when={signedIn().signedInWith}>
+                  {(method) => (
+                    <>
+                      {" "}
+                      with <span data-testid="session-method">{method()}</span>
+                    </>
+                  )}
                 </Show>
               </p>
               <p class="muted">
-                The session expires on {new Date(session()!.expires).toUTCString()}.
+                The session expires on <When at={signedIn().session.expires} />.
               </p>
               <div class="actions">
                 <SignOutButton />
-                <SignOutButton federated />
+                <Show when={signedIn().federated}>
+                  <SignOutButton federated />
+                </Show>
               </div>
             </>
           )}
@@ -51,8 +73,26 @@ export default function Home() {
             <p>
               Sign in with the demo account <code data-testid="demo-email">{account().email}</code>{" "}
               and password <code data-testid="demo-password">{account().password}</code>, with an
-              email link (read it in the <a href="/dev/mailbox">mailbox</a>), through the local
-              OpenID provider, or with a passkey.
+              email link (read it in the{" "}
+              <A href="/dev/mailbox" data-testid="demo-mailbox-link">
+                mailbox
+              </A>
+              ), through the local OpenID provider, or with a passkey.
+            </p>
+            <p data-testid="demo-limits">
+              Rate limits, counted per browser address (here, yours on this machine): after{" "}
+              {account().limits.credentials.failures.freeAttempts} wrong passwords for one account,
+              each further try waits {duration(account().limits.credentials.failures.baseSeconds)},
+              then twice as long each time, up to{" "}
+              {duration(account().limits.credentials.failures.maxSeconds)}; at most{" "}
+              {account().limits.credentials.perClient.max} password sign-ins per{" "}
+              {duration(account().limits.credentials.perClient.windowSeconds)};{" "}
+              {account().limits.email.perAddress.max} sign-in emails to one address and{" "}
+              {account().limits.email.perClient.max} from one browser per{" "}
+              {duration(account().limits.email.perClient.windowSeconds)};{" "}
+              {account().limits.webauthn.perClient.max} passkey and{" "}
+              {account().limits.oauth.perClient.max} OpenID sign-ins per{" "}
+              {duration(account().limits.oauth.perClient.windowSeconds)}.
             </p>
           </section>
         )}
@@ -61,18 +101,42 @@ export default function Home() {
         <h2>Pages</h2>
         <ul>
           <li>
-            <a href="/protected">SSR-protected</a>: checked on the server by the page's query.
+            <A href="/protected" data-testid="home-protected">
+              SSR-protected
+            </A>
+            : checked on the server by the page's query; signs out with a plain form.
           </li>
           <li>
-            <a href="/middleware-protected">Middleware-protected</a>: checked by{" "}
-            <code>src/middleware.ts</code> before anything renders.
+            <A href="/middleware-protected" rel="external" data-testid="home-middleware-protected">
+              Middleware-protected
+            </A>
+            : checked by <code>src/middleware.ts</code> before anything renders (so its links load
+            the page from the server).
           </li>
           <li>
-            <a href="/profile">Profile</a>: change your display name in the session.
+            <A href="/profile" data-testid="home-profile">
+              Profile
+            </A>
+            : change your display name in the session, add a passkey.
           </li>
           <li>
-            <a href="/provider-token">Provider token</a>: the OpenID provider's userinfo, called on
-            the server with <code>getAccessToken()</code> (renewed when it expires).
+            <A href="/sessions" data-testid="home-sessions">
+              Your sessions
+            </A>
+            : every browser signed in to your account; end the ones you do not recognise.
+          </li>
+          <li>
+            <A href="/activity" data-testid="home-activity">
+              Recent security activity
+            </A>
+            : sign-ins, failed attempts, sign-outs and ended sessions.
+          </li>
+          <li>
+            <A href="/provider-token" data-testid="home-provider-token">
+              Provider token
+            </A>
+            : the OpenID provider's userinfo, called on the server with{" "}
+            <code>getAccessToken()</code> (renewed when it expires).
           </li>
         </ul>
       </section>

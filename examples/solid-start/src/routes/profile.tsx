@@ -1,11 +1,40 @@
-import { createSession } from "@gatehousejs/solid-start/client";
+import { createSession, registerPasskey } from "@gatehousejs/solid-start/client";
+import { revalidate } from "@solidjs/router";
 import { createSignal, Match, Switch } from "solid-js";
+import SignInLink from "~/components/SignInLink";
+import { sessionQuery } from "~/lib/session";
 
-/** Updates the session from the browser: `update({ name })` is `POST /api/auth/session`. */
+/**
+ * Updates the session from the browser (`update({ name })` is `POST /api/auth/session`), and
+ * adds a passkey to the account (`registerPasskey()`: the browser's prompt, then
+ * `POST /api/auth/callback/passkey`).
+ */
 export default function Profile() {
   const auth = createSession();
   const [saving, setSaving] = createSignal(false);
   const [message, setMessage] = createSignal("");
+  const [passkeyMessage, setPasskeyMessage] = createSignal("");
+  const [adding, setAdding] = createSignal(false);
+
+  async function addPasskey() {
+    setAdding(true);
+    setPasskeyMessage("");
+    try {
+      const result = await registerPasskey({ redirect: false });
+      // Adding a passkey signs in anew: the session the server-rendered pages read changed.
+      if (result.ok) await revalidate(sessionQuery.key);
+      setPasskeyMessage(
+        result.ok
+          ? "Passkey added: next time, sign in with it."
+          : "The passkey could not be added. Try again.",
+      );
+    } catch {
+      // The person closed the browser's prompt, or no authenticator could answer.
+      setPasskeyMessage("No passkey was added.");
+    } finally {
+      setAdding(false);
+    }
+  }
 
   async function save(event: SubmitEvent) {
     event.preventDefault();
@@ -16,6 +45,8 @@ export default function Profile() {
     try {
       const updated = await auth.update({ name });
       setMessage(updated ? "Saved in your session." : "The session could not be updated.");
+      // The pages that read the session on the server show the new name from now on.
+      if (updated) await revalidate(sessionQuery.key);
     } finally {
       setSaving(false);
     }
@@ -30,7 +61,7 @@ export default function Profile() {
         </Match>
         <Match when={auth.status() === "unauthenticated"}>
           <p data-testid="profile-signed-out">
-            You are not signed in. <a href="/api/auth/signin">Sign in</a> first.
+            You are not signed in. <SignInLink testId="profile-sign-in" />
           </p>
         </Match>
         <Match when={auth.session()?.user}>
@@ -51,6 +82,22 @@ export default function Profile() {
               </form>
               <p class="muted" data-testid="profile-message">
                 {message()}
+              </p>
+              <h2>Passkeys</h2>
+              <p>
+                Sign in with your fingerprint, face or device PIN instead of a password: add a
+                passkey to this account.
+              </p>
+              <button
+                type="button"
+                disabled={adding()}
+                data-testid="passkey-add"
+                onClick={addPasskey}
+              >
+                Add a passkey
+              </button>
+              <p class="muted" data-testid="passkey-message">
+                {passkeyMessage()}
               </p>
             </>
           )}

@@ -2,7 +2,11 @@ import { createAsync } from "@solidjs/router";
 import { Show } from "solid-js";
 import { protectedQuery } from "~/lib/session";
 
-/** Rendered on the server only for a signed-in user: the query redirects everyone else to `/`. */
+/**
+ * Rendered on the server only for a signed-in user: the query sends everyone else to the sign-in
+ * page, which brings them back here. Its sign-out is a plain HTML form (it works before, or
+ * without, JavaScript): the CSRF token comes from `getCsrfToken()` in the query.
+ */
 export default function Protected() {
   const data = createAsync(() => protectedQuery(), { deferStream: true });
   return (
@@ -18,6 +22,17 @@ export default function Protected() {
             .
           </p>
           <p class="muted">Rendered at {info().renderedAt}.</p>
+          <Show when={info().csrfToken}>
+            {(csrfToken) => (
+              <form method="post" action="/api/auth/signout">
+                <input type="hidden" name="csrfToken" value={csrfToken()} />
+                <input type="hidden" name="callbackUrl" value="/" />
+                <button type="submit" class="secondary" data-testid="ssr-sign-out">
+                  Sign out (a plain form)
+                </button>
+              </form>
+            )}
+          </Show>
         </section>
       )}
     </Show>

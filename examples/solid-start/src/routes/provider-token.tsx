@@ -1,5 +1,7 @@
+import { signIn } from "@gatehousejs/solid-start/client";
 import { createAsync } from "@solidjs/router";
-import { Match, Switch } from "solid-js";
+import { Match, Show, Switch } from "solid-js";
+import When from "~/components/When";
 import { type ProviderTokenResult, providerTokenQuery } from "~/lib/session";
 
 type Of<S extends ProviderTokenResult["status"]> = Extract<ProviderTokenResult, { status: S }>;
@@ -7,7 +9,7 @@ type Of<S extends ProviderTokenResult["status"]> = Extract<ProviderTokenResult, 
 /**
  * "Provider token": the local OpenID provider's userinfo for the signed-in user, fetched on the
  * server with the access token `getAccessToken()` returns (renewed with the refresh token when it
- * is about to expire). Signed out, the query sends the visitor home.
+ * is about to expire). Signed out, the query sends the visitor to the sign-in page and back.
  */
 export default function ProviderToken() {
   const data = createAsync(() => providerTokenQuery(), { deferStream: true });
@@ -30,7 +32,14 @@ export default function ProviderToken() {
               {result().reason === "refreshFailed"
                 ? "The provider no longer accepts this sign-in. "
                 : "You did not sign in through the OpenID provider. "}
-              <a href="/api/auth/signin">Sign in with it</a> to see its answer here.
+              <button
+                type="button"
+                data-testid="provider-token-sign-in-oidc"
+                onClick={() => signIn("oidc", { redirectTo: "/provider-token" })}
+              >
+                Sign in with it
+              </button>{" "}
+              to see its answer here.
             </p>
           )}
         </Match>
@@ -46,8 +55,14 @@ export default function ProviderToken() {
             <>
               <p class="muted">
                 A {ok().tokenType} access token
-                {ok().expiresAt ? `, valid until ${new Date(ok().expiresAt!).toUTCString()}` : ""},
-                sent from the server to the provider's userinfo endpoint, which answered:
+                <Show when={ok().expiresAt}>
+                  {(at) => (
+                    <>
+                      , valid until <When at={at()} />
+                    </>
+                  )}
+                </Show>
+                , sent from the server to the provider's userinfo endpoint, which answered:
               </p>
               <pre data-testid="provider-userinfo" data-expires-at={ok().expiresAt ?? ""}>
                 {JSON.stringify(ok().userinfo, null, 2)}

@@ -1,14 +1,15 @@
 import type { SessionInfo } from "@gatehousejs/solid-start/client";
 import { listSessions, revokeSessions } from "@gatehousejs/solid-start/client";
+import { createAsync } from "@solidjs/router";
 import { createSignal, For, Match, onMount, Show, Switch } from "solid-js";
+import SignInLink from "~/components/SignInLink";
+import When from "~/components/When";
+import { providerNamesQuery } from "~/lib/session";
 
-function when(iso: string | null): string {
-  return iso ? new Date(iso).toUTCString() : "unknown";
-}
-
-function describe(session: SessionInfo): string {
-  const how = session.provider ? ` with ${session.provider}` : "";
-  return `${session.client ?? "An unknown browser"}${how}`;
+/** Whether the session was used after it signed in (by more than a minute). */
+function seenSince(session: SessionInfo): boolean {
+  if (!session.lastSeenAt || !session.createdAt) return false;
+  return Date.parse(session.lastSeenAt) - Date.parse(session.createdAt) > 60_000;
 }
 
 /**
@@ -20,6 +21,9 @@ export default function Sessions() {
   const [sessions, setSessions] = createSignal<SessionInfo[] | null | undefined>(undefined);
   const [message, setMessage] = createSignal("");
   const [busy, setBusy] = createSignal(false);
+  const names = createAsync(() => providerNamesQuery());
+  const methodOf = (session: SessionInfo) =>
+    session.provider ? (names()?.[session.provider] ?? session.provider) : null;
 
   async function reload() {
     try {
@@ -58,7 +62,7 @@ export default function Sessions() {
         </Match>
         <Match when={sessions() === null}>
           <p data-testid="sessions-signed-out">
-            You are not signed in. <a href="/api/auth/signin">Sign in</a> first.
+            You are not signed in. <SignInLink testId="sessions-sign-in" />
           </p>
         </Match>
         <Match when={sessions()}>
@@ -70,21 +74,48 @@ export default function Sessions() {
               <ul class="sessions" data-testid="sessions-list">
                 <For each={list()}>
                   {(session) => (
-                    <li data-testid="session-row" data-session-id={session.id}>
-                      <strong>{describe(session)}</strong>
-                      <Show when={session.current}>
-                        {" "}
-                        <span class="tag" data-testid="session-current">
-                          this browser
+                    <li class="row" data-testid="session-row" data-session-id={session.id}>
+                      <div class="details">
+                        <strong data-testid="session-client">
+                          {session.client ?? "An unknown browser"}
+                        </strong>
+                        <Show when={session.current}>
+                          {" "}
+                          <span class="tag" data-testid="session-current">
+                            this browser
+                          </span>
+                        </Show>
+                        <br />
+                        <span class="muted" data-testid="session-details">
+                          <Show when={methodOf(session)}>
+                            {(method) => <>Signed in with {method()}</>}
+                          </Show>
+                          <Show when={session.createdAt}>
+                            {(at) => (
+                              <>
+                                {methodOf(session) ? " on " : "Signed in on "}
+                                <When at={at()} />
+                              </>
+                            )}
+                          </Show>
+                          <Show
+                            when={session.current}
+                            fallback={
+                              <Show when={seenSince(session) && session.lastSeenAt}>
+                                {(at) => (
+                                  <>
+                                    ; last active <When at={at()} />
+                                  </>
+                                )}
+                              </Show>
+                            }
+                          >
+                            ; active now
+                          </Show>
+                          <Show when={session.ip}> · {session.ip}</Show>
                         </span>
-                      </Show>
-                      <br />
-                      <span class="muted">
-                        Signed in {when(session.createdAt)}; last seen {when(session.lastSeenAt)}
-                        <Show when={session.ip}> from {session.ip}</Show>.
-                      </span>
+                      </div>
                       <Show when={!session.current}>
-                        {" "}
                         <button
                           type="button"
                           class="secondary"

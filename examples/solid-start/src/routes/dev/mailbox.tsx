@@ -1,6 +1,7 @@
 import { createAsync, revalidate } from "@solidjs/router";
 import { HttpStatusCode } from "@solidjs/start";
 import { For, Show } from "solid-js";
+import When from "~/components/When";
 import { mailboxQuery } from "~/lib/mailbox";
 
 /** Demo mode's inbox: every message the local SMTP capture received, newest first. */
@@ -11,7 +12,12 @@ export default function Mailbox() {
       <h1>Mailbox</h1>
       <p class="muted">
         Messages sent by the app in demo mode land here instead of a real inbox.{" "}
-        <button type="button" class="secondary" onClick={() => revalidate(mailboxQuery.key)}>
+        <button
+          type="button"
+          class="secondary"
+          data-testid="mailbox-refresh"
+          onClick={() => revalidate(mailboxQuery.key)}
+        >
           Refresh
         </button>
       </p>
@@ -25,7 +31,7 @@ export default function Mailbox() {
               <h2 data-testid="mailbox-subject">{message.subject}</h2>
               <p class="muted">
                 To <span data-testid="mailbox-to">{message.to.join(", ")}</span> at{" "}
-                {new Date(message.receivedAt).toUTCString()}
+                <When at={message.receivedAt} />
               </p>
               <Show when={message.code}>
                 <p>
@@ -35,7 +41,7 @@ export default function Mailbox() {
               <For each={message.links}>
                 {(link) => (
                   <p>
-                    <a class="button" href={link} data-testid="mailbox-link">
+                    <a class="button" href={link} rel="external" data-testid="mailbox-link">
                       Open the link
                     </a>
                   </p>
