@@ -53,6 +53,18 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
     return page.evaluate(async () => (await fetch("/auth/session")).json());
   }
 
+  /**
+   * The sign-in page as a person reaches it: the home page's link (the home page is opened by
+   * address when the page shows nothing yet).
+   */
+  async function toSignIn(page: Page): Promise<void> {
+    if (page.url() === "about:blank") await page.goto(`${server.origin}/`);
+    if (new URL(page.url()).pathname !== "/") {
+      throw new Error(`toSignIn starts on the home page, not ${page.url()}`);
+    }
+    await Promise.all([page.waitForURL(/\/auth\/signin/), page.click("#sign-in")]);
+  }
+
   /** Clicks `selector` and waits for the navigation it starts to reach the home page. */
   async function clickHome(page: Page, selector: string): Promise<void> {
     await Promise.all([page.waitForURL(`${server.origin}/`), page.click(selector)]);
@@ -62,7 +74,7 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
     const { page, close } = await pageWithAuthenticator();
     try {
       const users = adapter.rows.count().users;
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       await clickHome(page, "#registerButton-passkey");
       expect(await session(page)).not.toBeNull();
       // A passkey-only account: no address, so nobody's email can ever lead to it.
@@ -72,7 +84,7 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
       // Signed out (cookies gone), the same authenticator signs the user back in: no new user.
       await page.context().clearCookies();
       expect(await session(page)).toBeNull();
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       await clickHome(page, "#submitButton-passkey");
       expect(await session(page)).not.toBeNull();
       expect(adapter.rows.count()).toMatchObject({ users: users + 1, authenticators });
@@ -84,24 +96,25 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
   test("signed in by email, add a passkey, then sign in with it", async () => {
     const { page, close } = await pageWithAuthenticator();
     try {
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       await page.fill("#input-email-for-email-provider", "browser@example.com");
       await Promise.all([
         page.waitForURL(/\/auth\/verify-request/),
         page.click('button:has-text("Sign in with Email")'),
       ]);
+      // The link arrives by email: opened from the mail program, not from a page.
       await page.goto(mailed.at(-1)!);
       // Scanner-safe links: the link opens a page whose one button signs in.
       await clickHome(page, 'button:has-text("Sign in as browser@example.com")');
       expect((await session(page))?.user?.email).toBe("browser@example.com");
 
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       await clickHome(page, "#registerButton-passkey");
       const user = await adapter.getUserByEmail!("browser@example.com");
       expect(await adapter.listAuthenticatorsByUserId!(user!.id)).toHaveLength(1);
 
       await page.context().clearCookies();
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       await clickHome(page, "#submitButton-passkey");
       expect((await session(page))?.user?.email).toBe("browser@example.com");
     } finally {
@@ -112,11 +125,11 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
   test("when the ceremony cannot start, the page says so and nothing is posted", async () => {
     const { page, close } = await pageWithAuthenticator();
     try {
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       await clickHome(page, "#registerButton-passkey");
       // Signed in, the sign-in button asks for options without saying which ceremony: the
       // server refuses (400), and the script shows its message instead of submitting.
-      await page.goto(`${server.origin}/auth/signin`);
+      await toSignIn(page);
       expect(await page.locator("#passkey-error").isVisible()).toBe(false);
       await page.click("#submitButton-passkey");
       await expect.poll(() => page.locator("#passkey-error").isVisible()).toBe(true);

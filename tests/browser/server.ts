@@ -1,6 +1,6 @@
 /**
  * A real HTTP server on 127.0.0.1 for browser tests: `/auth/*` goes through `Auth()`, `/` is a
- * tiny home page. Node's request and response are bridged to web `Request` and `Response`.
+ * tiny home page with a link to the sign-in page (the tests click it, as a person would). Node's request and response are bridged to web `Request` and `Response`.
  */
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Auth } from "@gatehousejs/core";
@@ -35,9 +35,11 @@ export async function startServer(config: AuthConfig): Promise<TestServer> {
       const request = await toRequest(req, origin);
       const response = new URL(request.url).pathname.startsWith("/auth/")
         ? await Auth(request, config)
-        : new Response('<!DOCTYPE html><html lang="en"><title>Home</title><h1>Home</h1></html>', {
-            headers: { "content-type": "text/html; charset=utf-8" },
-          });
+        : new Response(
+            '<!DOCTYPE html><html lang="en"><title>Home</title><h1>Home</h1>' +
+              '<a id="sign-in" href="/auth/signin">Sign in</a></html>',
+            { headers: { "content-type": "text/html; charset=utf-8" } },
+          );
       const headers: Record<string, string | string[]> = {};
       response.headers.forEach((value, name) => {
         if (name !== "set-cookie") headers[name] = value;
