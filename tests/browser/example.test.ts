@@ -353,14 +353,17 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     // Still signed in as the same person.
     await expect.poll(() => page.getByTestId("profile-name").textContent()).toBe("Demo User");
 
-    // A new browser session on the same authenticator: no cookies, no password.
+    // A new browser session on the same authenticator: no cookies, no password. The home
+    // page's own passkey button (the client's signIn("passkey")), not the sign-in page.
     await page.context().clearCookies();
     await page.reload();
     await expect.poll(() => page.getByTestId("profile-signed-out").count()).toBe(1);
-    await tour.click(page, "profile-sign-in");
-    await onSignInPage(page, "/profile");
-    await Promise.all([page.waitForURL(at("/profile")), page.click("#submitButton-passkey")]);
-    await expect.poll(() => page.getByTestId("profile-name").textContent()).toBe("Demo User");
+    await tour.click(page, "nav-home");
+    await page.waitForURL(home());
+    await expect.poll(() => status(page).textContent()).toBe(signedOutText);
+    await Promise.all([page.waitForEvent("load"), tour.click(page, "passkey-sign-in")]);
+    await expectSignedInAs(page, "Demo User");
+    expect(await page.getByTestId("session-method").textContent()).toBe("Passkey");
   });
 
   test("passkeys: a new account signs up with a passkey on the built-in page and signs back in with it", async () => {

@@ -1,5 +1,6 @@
+import { signIn } from "@gatehousejs/solid-start/client";
 import { A, createAsync } from "@solidjs/router";
-import { Show } from "solid-js";
+import { createSignal, Show } from "solid-js";
 import SignInLink from "~/components/SignInLink";
 import SignOutButton from "~/components/SignOutButton";
 import When from "~/components/When";
@@ -14,6 +15,18 @@ function duration(seconds: number): string {
 export default function Home() {
   const data = createAsync(() => sessionQuery(), { deferStream: true });
   const demo = createAsync(() => demoQuery());
+  const [passkeyError, setPasskeyError] = createSignal("");
+
+  // The browser's passkey prompt right here, without the sign-in page: `signIn("passkey")`.
+  async function signInWithPasskey() {
+    setPasskeyError("");
+    try {
+      const result = await signIn("passkey", { redirectTo: "/" });
+      if (result && !result.ok) setPasskeyError("That passkey did not sign you in.");
+    } catch {
+      setPasskeyError("No passkey was used.");
+    }
+  }
   return (
     <>
       <h1>Gatehouse × SolidStart</h1>
@@ -23,7 +36,22 @@ export default function Home() {
           fallback={
             <>
               <p data-testid="session-status">You are not signed in.</p>
-              <SignInLink testId="sign-in-link" />
+              <div class="actions">
+                <SignInLink testId="sign-in-link" />
+                <button
+                  type="button"
+                  class="secondary"
+                  data-testid="passkey-sign-in"
+                  onClick={signInWithPasskey}
+                >
+                  Sign in with a passkey
+                </button>
+              </div>
+              <Show when={passkeyError()}>
+                <p class="muted" role="alert" data-testid="passkey-sign-in-error">
+                  {passkeyError()}
+                </p>
+              </Show>
             </>
           }
         >
