@@ -21,7 +21,7 @@ describe.skipIf(!chromiumPath)("passkeys in Chromium", { timeout: 60_000 }, () =
     experimental: { enableWebAuthn: true },
     // Conditional UI would race the button's ceremony in a headless browser: tested elsewhere.
     providers: [
-      Passkey({ enableConditionalUI: false }),
+      Passkey(),
       Email({
         sendVerificationRequest: ({ url }) => {
           mailed.push(url);

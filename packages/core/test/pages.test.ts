@@ -9,6 +9,7 @@ import {
 import type { Theme } from "../src/lib/types/config.js";
 import type { InternalProvider } from "../src/lib/types/internal.js";
 import type { CredentialInput, ProviderConfig } from "../src/lib/types/providers.js";
+import Passkey from "../src/providers/passkey.js";
 
 const BASE = "https://app.example/auth";
 const SITE = "https://app.example";
@@ -483,6 +484,15 @@ describe("sign-in page providers", () => {
     );
     expect(html).not.toMatch(/\son[a-z]+=/i);
     expect(html).not.toContain("evil.example");
+  });
+
+  it("the passkey section of Passkey() asks for nothing it would ignore", () => {
+    const { formFields, enableConditionalUI } = Passkey();
+    const bare = signIn({ providers: [{ ...passkey(formFields), enableConditionalUI }] });
+    const form = bare.slice(bare.indexOf('<form id="passkey-form"'), bare.indexOf("</form>"));
+    expect(form).toContain(">Sign in with Passkey</button>");
+    expect(form).not.toMatch(/<input(?![^>]*type="hidden")/);
+    expect(bare).toContain('"conditional":false');
   });
 
   it("a passkey provider renders only when it has form fields, with no script yet", () => {

@@ -29,8 +29,10 @@ describe("provider factories", () => {
     expect(WebAuthn()).toMatchObject({
       id: "webauthn",
       type: "webauthn",
-      enableConditionalUI: true,
+      enableConditionalUI: false,
       timeout: 300_000,
+      // A passkey names its user: the sign-in page asks for no address it would ignore.
+      formFields: {},
     });
     expect(Passkey()).toMatchObject({
       id: "passkey",

@@ -242,11 +242,24 @@ describe("WebAuthn passkeys", () => {
   });
 
   test("WebAuthn configuration errors are named at configuration time", async () => {
+    const autofill = { email: { label: "Email", autocomplete: "username webauthn" } };
     const cases: Array<[Partial<AuthConfig>, string]> = [
       [{ experimental: {} }, "ExperimentalFeatureNotEnabled"],
-      [{ providers: [WebAuthn(), WebAuthn({ id: "other" })] }, "DuplicateConditionalUI"],
       [
-        { providers: [WebAuthn({ formFields: { email: { label: "Email" } } })] },
+        {
+          providers: [
+            WebAuthn({ enableConditionalUI: true, formFields: autofill }),
+            WebAuthn({ id: "other", enableConditionalUI: true, formFields: autofill }),
+          ],
+        },
+        "DuplicateConditionalUI",
+      ],
+      [
+        {
+          providers: [
+            WebAuthn({ enableConditionalUI: true, formFields: { email: { label: "Email" } } }),
+          ],
+        },
         "MissingWebAuthnAutocomplete",
       ],
       [

@@ -63,10 +63,8 @@ function providers(): SolidAuthConfig["providers"] {
   if (process.env.AUTH_OIDC_ISSUER) {
     list.push(OIDC({ name: process.env.AUTH_OIDC_NAME ?? "OpenID Connect" }));
   }
-  // The buttons only: no input on the built-in page. A passkey names its user, so an address
-  // typed there would be ignored; conditional UI (passkey autofill), which needs such an input,
-  // is off with it.
-  list.push(Passkey({ enableConditionalUI: false, formFields: {} }));
+  // The built-in page shows the passkey buttons only: a passkey names its user.
+  list.push(Passkey());
   if (process.env.AUTH_TIKTOK_ID && process.env.AUTH_TIKTOK_SECRET) list.push(TikTok());
   return list;
 }

@@ -29,12 +29,13 @@ export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig 
   return {
     id: "webauthn",
     name: "WebAuthn",
-    enableConditionalUI: true,
+    // Passkey autofill needs a field to offer the passkeys in; see formFields.
+    enableConditionalUI: false,
     timeout: DEFAULT_WEBAUTHN_TIMEOUT,
-    // Where the browser offers its passkeys (autofill). Never sent: a passkey names its user.
-    formFields: {
-      email: { label: "Email", autocomplete: "username webauthn" },
-    },
+    // The sign-in page shows the passkey buttons and no input: a passkey names its user, so an
+    // address typed here would be ignored. For passkey autofill (conditional UI), give a field
+    // with `autocomplete: "username webauthn"` and set `enableConditionalUI: true`.
+    formFields: {},
     ...options,
     type: "webauthn",
   };
