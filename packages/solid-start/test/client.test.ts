@@ -1,5 +1,13 @@
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
-import { configureClient, createSession, signIn, signOut } from "@gatehousejs/solid-start/client";
+import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
+import {
+  AuthRouteError,
+  configureClient,
+  createSession,
+  listSessions,
+  signIn,
+  signOut,
+} from "@gatehousejs/solid-start/client";
 import Email from "@gatehousejs/solid-start/providers/email";
 import { createMemo, createRoot, createSignal } from "solid-js";
 import { isServer } from "solid-js/web";
@@ -228,6 +236,52 @@ describe("signOut", () => {
     await signOut({ redirect: false });
     expect(new URLSearchParams(lastPost(browser.sent).body).has("federated")).toBe(false);
   });
+});
+
+describe("a store outage", () => {
+  /** JWT sessions with a revocation store that can be cut. */
+  function outage() {
+    const store = MemoryRevocationStore();
+    const state = { down: false };
+    const fail = () => Promise.reject(new Error("connection refused"));
+    const cut: typeof store = {
+      ...store,
+      check: (p) => (state.down ? fail() : store.check(p)),
+      revokeSession: (p) => (state.down ? fail() : store.revokeSession(p)),
+      revokeUser: (p) => (state.down ? fail() : store.revokeUser(p)),
+      listSessions: (userId) => (state.down ? fail() : store.listSessions(userId)),
+    };
+    const browser = fakeBrowser(
+      credentialsConfig({ session: { revocation: { store: cut, maxStaleness: 0 } } }),
+    );
+    return { browser, state };
+  }
+
+  test("signOut rejects with the route's error and when to retry, and the browser stays signed in", async () => {
+    const { browser, state } = outage();
+    await signIn("credentials", { username: "alice", password: "wonderland", redirect: false });
+    state.down = true;
+    const refused = await signOut({ redirectTo: "/bye" }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AuthRouteError);
+    expect(refused).toMatchObject({ status: 503, error: "SessionStoreUnavailable" });
+    expect((refused as AuthRouteError).retryAfter).toBeGreaterThan(0);
+    expect(browser.navigations).toEqual([]);
+    expect(browser.jar.get("authjs.session-token")).toBeDefined();
+    state.down = false;
+    await signOut({ redirectTo: "/bye" });
+    expect(browser.jar.get("authjs.session-token")).toBeUndefined();
+  }, 30_000);
+
+  test("listSessions rejects with an AuthRouteError naming SessionStoreUnavailable", async () => {
+    const { state } = outage();
+    await signIn("credentials", { username: "alice", password: "wonderland", redirect: false });
+    state.down = true;
+    await expect(listSessions()).rejects.toMatchObject({
+      name: "AuthRouteError",
+      status: 503,
+      error: "SessionStoreUnavailable",
+    });
+  }, 30_000);
 });
 
 describe("createSession", () => {

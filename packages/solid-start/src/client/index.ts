@@ -6,6 +6,7 @@
  */
 export type { Session, SessionInfo, User } from "@gatehousejs/core/types";
 export { type ClientConfig, configureClient, DEFAULT_BASE_PATH } from "./base-path.js";
+export { AuthRouteError } from "./errors.js";
 export {
   type PasskeyAction,
   type PasskeyOptions,

@@ -3,6 +3,7 @@
  */
 import type { SessionInfo } from "@gatehousejs/core/types";
 import { basePathOf } from "./base-path.js";
+import { AuthRouteError, retryAfterOf } from "./errors.js";
 import { fetchCsrfToken, sessionChanged } from "./transport.js";
 
 /** Options of {@link listSessions} and {@link revokeSessions}. */
@@ -26,10 +27,16 @@ export interface RevokeSessionsResult {
   revoked: number;
 }
 
-async function errorOf(response: Response, what: string): Promise<Error> {
-  const body = (await response.json().catch(() => null)) as { error?: unknown } | null;
-  const error = typeof body?.error === "string" ? ` (${body.error})` : "";
-  return new Error(`The auth route answered ${response.status}${error} ${what}`);
+async function errorOf(response: Response, what: string): Promise<AuthRouteError> {
+  const body = (await response.json().catch(() => null)) as {
+    error?: unknown;
+    retryAfter?: unknown;
+  } | null;
+  return new AuthRouteError(what, {
+    status: response.status,
+    error: typeof body?.error === "string" ? body.error : undefined,
+    retryAfter: retryAfterOf(response, body),
+  });
 }
 
 function isSessionList(body: unknown): body is { sessions: SessionInfo[] } {

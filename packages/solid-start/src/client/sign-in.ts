@@ -2,6 +2,7 @@
  * `signIn()` and `signOut()` for the browser.
  */
 import { basePathOf } from "./base-path.js";
+import { AuthRouteError } from "./errors.js";
 import { passkeyCeremony, WEBAUTHN_PROVIDER_IDS } from "./passkey.js";
 import {
   browserLocation,
@@ -204,9 +205,8 @@ export async function signOut(options: SignOutOptions = {}): Promise<SignOutResu
   };
   if (federated !== undefined) fields.federated = String(federated);
   const outcome = await postForm(`${base}/signout`, fields);
-  if (outcome.url === undefined) {
-    throw new Error(`The auth route answered ${outcome.status} to the sign-out`);
-  }
+  // Not signed out (the session store could not end the session, say): never pretend it worked.
+  if (outcome.url === undefined) throw new AuthRouteError("to the sign-out", outcome);
   if (redirect) {
     navigate(outcome.url);
     return undefined;

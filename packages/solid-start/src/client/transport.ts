@@ -3,6 +3,8 @@
  * target as JSON (`X-Auth-Return-Redirect: 1`) instead of following it.
  */
 
+import { retryAfterOf } from "./errors.js";
+
 /** The `location` the client reads and navigates: the browser's. */
 export function browserLocation(): Location {
   const location = (globalThis as { location?: Location }).location;
@@ -31,6 +33,8 @@ export interface PostOutcome {
   url: string | undefined;
   /** The `error` of a JSON answer without a `url` (a refused request). */
   error: string | undefined;
+  /** Seconds to wait before trying again, when the answer says. */
+  retryAfter: number | undefined;
 }
 
 /** POSTs a form to the auth route with `X-Auth-Return-Redirect: 1` and reads `{ url }`. */
@@ -48,12 +52,14 @@ export async function postForm(url: string, form: Record<string, string>): Promi
   const body = (await response.json().catch(() => null)) as {
     url?: unknown;
     error?: unknown;
+    retryAfter?: unknown;
   } | null;
   return {
     status: response.status,
     ok: response.ok,
     url: typeof body?.url === "string" ? body.url : undefined,
     error: typeof body?.error === "string" ? body.error : undefined,
+    retryAfter: retryAfterOf(response, body),
   };
 }
 
