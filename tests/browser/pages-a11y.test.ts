@@ -64,12 +64,18 @@ describe.skipIf(!chromiumPath)("built-in pages in Chromium", { timeout: 60_000 }
     return { page, problems, close: () => context.close() };
   }
 
+  /** As a person gets there: the site's home page, then a click on its link. */
+  async function openFromHome(page: Page, link: string, target: RegExp) {
+    if (page.url() !== `${server.origin}/`) await page.goto(`${server.origin}/`);
+    await Promise.all([page.waitForURL(target), page.click(link)]);
+  }
+
   const focusedId = (page: Page) => page.evaluate(() => document.activeElement?.id ?? "");
 
   test("a failed sign-in: the error has the focus and titles the page, the fields are invalid", async () => {
     const { page, problems, close } = await watchedPage();
     try {
-      await page.goto(`${server.origin}/auth/signin`);
+      await openFromHome(page, "#sign-in", /\/auth\/signin$/);
       expect(await page.title()).toBe("Sign In");
       await page.fill("#input-email-for-credentials-provider", "ada@example.com");
       await page.fill("#input-password-for-credentials-provider", "wrong");
@@ -92,7 +98,7 @@ describe.skipIf(!chromiumPath)("built-in pages in Chromium", { timeout: 60_000 }
   test("the two Email fields are told apart by their groups", async () => {
     const { page, problems, close } = await watchedPage();
     try {
-      await page.goto(`${server.origin}/auth/signin`);
+      await openFromHome(page, "#sign-in", /\/auth\/signin$/);
       expect(await page.getByRole("textbox", { name: "Email" }).count()).toBe(2);
       for (const group of ["Sign in with Email", "Sign in with Credentials"]) {
         const fields = page.getByRole("group", { name: group }).getByRole("textbox", {
@@ -109,7 +115,7 @@ describe.skipIf(!chromiumPath)("built-in pages in Chromium", { timeout: 60_000 }
   test("a wrong code: the pattern works, the error has the focus, the code field is invalid", async () => {
     const { page, problems, close } = await watchedPage();
     try {
-      await page.goto(`${server.origin}/auth/signin`);
+      await openFromHome(page, "#sign-in", /\/auth\/signin$/);
       await page.fill("#input-email-for-email-provider", "ada@example.com");
       await Promise.all([
         page.waitForURL(/\/auth\/verify-request/),
@@ -144,14 +150,14 @@ describe.skipIf(!chromiumPath)("built-in pages in Chromium", { timeout: 60_000 }
   test("an expired sign-out form says so, takes the focus, and its retry signs out", async () => {
     const { page, problems, close } = await watchedPage();
     try {
-      await page.goto(`${server.origin}/auth/signin`);
+      await openFromHome(page, "#sign-in", /\/auth\/signin$/);
       await page.fill("#input-email-for-credentials-provider", "ada@example.com");
       await page.fill("#input-password-for-credentials-provider", "right");
       await Promise.all([
         page.waitForURL(`${server.origin}/`),
         page.click('button:has-text("Sign in with Credentials")'),
       ]);
-      await page.goto(`${server.origin}/auth/signout`);
+      await openFromHome(page, "#sign-out", /\/auth\/signout$/);
       // The form's token no longer matches its cookie, as after the cookie was replaced.
       await page.locator('input[name="csrfToken"]').evaluate((el) => {
         (el as HTMLInputElement).value = "0".repeat(64);

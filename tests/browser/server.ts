@@ -37,7 +37,8 @@ export async function startServer(config: AuthConfig): Promise<TestServer> {
         ? await Auth(request, config)
         : new Response(
             '<!DOCTYPE html><html lang="en"><title>Home</title><h1>Home</h1>' +
-              '<a id="sign-in" href="/auth/signin">Sign in</a></html>',
+              '<a id="sign-in" href="/auth/signin">Sign in</a> ' +
+              '<a id="sign-out" href="/auth/signout">Sign out</a></html>',
             { headers: { "content-type": "text/html; charset=utf-8" } },
           );
       const headers: Record<string, string | string[]> = {};
