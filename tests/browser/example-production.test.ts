@@ -5,11 +5,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, test } from "vitest";
-import { appDir, ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
+import { appDir, buildLog, ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
 import { startDemo } from "../../examples/solid-start/scripts/demo.mjs";
 import { chromiumPath } from "./chromium.js";
 import { DEMO_ACCOUNT, freePort, freshDataDir, removeDataDir } from "./example-app.js";
@@ -77,6 +77,19 @@ afterEach(async () => {
 
 // Runs with the browser suite only, so that an unrelated test run never builds the example.
 describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () => {
+  test("the build prints no warning about the example's code or Gatehouse's", {
+    timeout: 240_000,
+  }, async () => {
+    await ensureBuilt();
+    const printed = readFileSync(buildLog, "utf8");
+    expect(printed).toMatch(/built|✓|output/i);
+    const ours = printed
+      .split("\n")
+      .filter((line) => /warn|\(!\)/i.test(line))
+      .filter((line) => /examples\/solid-start\/src|packages\/|@gatehousejs\//.test(line));
+    expect(ours).toEqual([]);
+  });
+
   test("without AUTH_SECRET the server stops at start-up and says why", {
     timeout: 240_000,
   }, async () => {

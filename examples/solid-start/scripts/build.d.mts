@@ -6,3 +6,5 @@ export function sourceHash(): string;
 export function isBuilt(hash?: string): boolean;
 /** Builds the app unless .output/ is up to date; resolves to whether a build ran. */
 export function ensureBuilt(options?: { log?: boolean }): Promise<boolean>;
+/** What the last build printed (.output/build.log). */
+export const buildLog: string;

@@ -3,6 +3,7 @@
  * turn the outcome into a `Response`. Every failure ends in a page, a redirect or a 4xx with a
  * stable error value, and one log line.
  */
+import { csrf } from "./actions/csrf.js";
 import { session } from "./actions/session.js";
 import { rememberIncoming } from "./client-address.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
@@ -42,7 +43,9 @@ function onFirstUse(load: () => Promise<Action>): Action {
 
 const actions: Record<AuthAction, Action> = {
   providers: onFirstUse(async () => (await import("./actions/providers.js")).providers),
-  csrf: onFirstUse(async () => (await import("./actions/csrf.js")).csrf),
+  // Static: the session action imports the CSRF check from the same small module anyway, and a
+  // dynamic import of a module that is also imported statically is a bundler warning in apps.
+  csrf,
   session,
   signin: onFirstUse(async () => (await import("./actions/signin.js")).signIn),
   signout: onFirstUse(async () => (await import("./actions/signout.js")).signOut),
