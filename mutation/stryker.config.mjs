@@ -25,6 +25,7 @@ export default {
     "packages/core/src/lib/request.ts",
     "packages/core/src/lib/actions/backchannel-logout.ts",
     "packages/core/src/lib/client-address.ts",
+    "packages/core/src/lib/session/revocation.ts",
   ],
   coverageAnalysis: "perTest",
   // The machine is shared: one or two test runners, not one per core.
