@@ -8,6 +8,9 @@ export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "tests/**/*.test.ts"],
     testTimeout: 20_000,
+    // A poll that succeeds returns at once; the long default only helps a loaded CI machine,
+    // where a browser's page or a passkey ceremony can take seconds to answer.
+    expect: { poll: { timeout: 10_000 } },
     hookTimeout: 30_000,
   },
 });
