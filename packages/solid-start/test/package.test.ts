@@ -125,6 +125,7 @@ describe("the emitted package", () => {
     visit("client/index.js");
     expect([...seen].sort()).toEqual([
       "client/base-path.js",
+      "client/errors.js",
       "client/index.js",
       "client/passkey.js",
       "client/session.js",
