@@ -28,9 +28,9 @@ export {
 export {
   type SignInAuthorizationParams,
   type SignInOptions,
-  type SignInResult,
   type SignOutOptions,
   type SignOutResult,
   signIn,
   signOut,
 } from "./sign-in.js";
+export type { SignInResult } from "./transport.js";

@@ -5,12 +5,12 @@
  * passkey is used, so a page that signs in with a password never downloads it.
  */
 import { basePathOf } from "./base-path.js";
-import type { SignInResult } from "./sign-in.js";
 import {
   browserLocation,
   fetchCsrfToken,
   navigate,
   postForm,
+  type SignInResult,
   sessionChanged,
 } from "./transport.js";
 

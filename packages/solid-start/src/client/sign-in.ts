@@ -9,6 +9,7 @@ import {
   fetchCsrfToken,
   navigate,
   postForm,
+  type SignInResult,
   sessionChanged,
 } from "./transport.js";
 
@@ -37,20 +38,6 @@ export type SignInAuthorizationParams =
   | string[][]
   | Record<string, string>
   | URLSearchParams;
-
-/** What {@link signIn} resolves to with `redirect: false`. */
-export interface SignInResult {
-  /** True when the HTTP answer was a success and carries no `error`. */
-  ok: boolean;
-  /** The `error` the server sent back (`CredentialsSignin`, `AccessDenied`, …), if any. */
-  error: string | undefined;
-  /** The `code` of a credentials refusal (`credentials` by default), if any. */
-  code: string | undefined;
-  /** The HTTP status of the answer. */
-  status: number;
-  /** Where the server would have sent the browser; `null` on an error. */
-  url: string | null;
-}
 
 /** Options of {@link signOut}. */
 export interface SignOutOptions {

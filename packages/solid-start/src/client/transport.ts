@@ -25,6 +25,20 @@ export async function fetchCsrfToken(basePath: string): Promise<string> {
   return body.csrfToken;
 }
 
+/** What `signIn` resolves to with `redirect: false`. */
+export interface SignInResult {
+  /** True when the HTTP answer was a success and carries no `error`. */
+  ok: boolean;
+  /** The `error` the server sent back (`CredentialsSignin`, `AccessDenied`, …), if any. */
+  error: string | undefined;
+  /** The `code` of a credentials refusal (`credentials` by default), if any. */
+  code: string | undefined;
+  /** The HTTP status of the answer. */
+  status: number;
+  /** Where the server would have sent the browser; `null` on an error. */
+  url: string | null;
+}
+
 /** The outcome of a form post: the HTTP status, and where the server would have redirected. */
 export interface PostOutcome {
   status: number;
