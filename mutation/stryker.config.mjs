@@ -31,6 +31,7 @@ export default {
     "packages/core/src/lib/rate-limit/streaks.ts",
     "packages/core/src/lib/email/code.ts",
     "packages/core/src/lib/actions/callback/email-code.ts",
+    "packages/core/src/lib/actions/signout.ts",
   ],
   coverageAnalysis: "perTest",
   // The machine is shared: one or two test runners, not one per core.
