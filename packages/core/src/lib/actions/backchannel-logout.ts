@@ -66,6 +66,13 @@ async function verifyLogoutToken(provider: OAuthProvider, token: string): Promis
   if ((typeof sub !== "string" || sub === "") && (typeof sid !== "string" || sid === "")) {
     throw new InvalidLogoutToken("The logout token names neither sub nor sid");
   }
+  if (typeof sub !== "string" || sub === "") {
+    // Sessions are found through the account the provider's `sub` names; a sid alone names none
+    // here, and a 200 would tell the provider that a logout happened when none did.
+    throw new InvalidLogoutToken(
+      "The logout token names a sid but no sub; sessions are found by sub",
+    );
+  }
   if (typeof payload.jti !== "string" || payload.jti === "") {
     throw new InvalidLogoutToken("The logout token has no jti");
   }
