@@ -29,6 +29,7 @@ export default {
     "packages/core/src/lib/rate-limit/index.ts",
     "packages/core/src/lib/rate-limit/memory.ts",
     "packages/core/src/lib/rate-limit/streaks.ts",
+    "packages/core/src/lib/rate-limit/device.ts",
     "packages/core/src/lib/email/code.ts",
     "packages/core/src/lib/actions/callback/email-code.ts",
     "packages/core/src/lib/actions/signout.ts",
