@@ -6,9 +6,17 @@
  */
 import type { WebAuthnConfig } from "../lib/types/providers.js";
 import { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/webauthn/constants.js";
+import { supplySimpleWebAuthn } from "../lib/webauthn/library.js";
 
 export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from "../lib/types/providers.js";
 export { DEFAULT_WEBAUTHN_TIMEOUT };
+
+/**
+ * The only import of `@simplewebauthn/server` in the package. It lives here so that an app bundles
+ * the library only when it configures a WebAuthn or passkey provider; it runs on the first
+ * ceremony, not when this module loads.
+ */
+const loadSimpleWebAuthn = () => import("@simplewebauthn/server");
 
 /** What {@link WebAuthn} takes: everything optional. */
 export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
@@ -26,6 +34,7 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
  * ```
  */
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
+  supplySimpleWebAuthn(loadSimpleWebAuthn);
   return {
     id: "webauthn",
     name: "WebAuthn",

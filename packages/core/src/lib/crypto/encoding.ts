@@ -54,3 +54,35 @@ export function hex(bytes: Uint8Array): string {
   for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
   return out;
 }
+
+/**
+ * Base64url to padded standard base64 (RFC 4648, sections 5 and 4): the same bytes, another
+ * alphabet, so nothing is decoded. The text must be base64url (see {@link isCanonicalBase64url}).
+ */
+export function base64urlToBase64(text: string): string {
+  const standard = text.replace(/-/g, "+").replace(/_/g, "/");
+  return standard + "=".repeat((4 - (standard.length % 4)) % 4);
+}
+
+/** Standard base64, padded or not, to base64url without padding; nothing is decoded. */
+export function base64ToBase64url(text: string): string {
+  return text.replace(/=+$/, "").replace(/\+/g, "-").replace(/\//g, "_");
+}
+
+/** Padded standard base64 (what `Buffer#toString("base64")` writes). */
+export function base64(bytes: Uint8Array): string {
+  return base64urlToBase64(base64url(bytes));
+}
+
+const base64Text = /^[A-Za-z0-9+/]*$/;
+
+/**
+ * Decodes canonical standard base64, with its padding or without it; throws on anything else
+ * (the base64url alphabet, whitespace, misplaced padding, spare bits set).
+ */
+export function fromBase64(text: string): Uint8Array {
+  const bare = text.length % 4 === 0 ? text.replace(/={1,2}$/, "") : text;
+  const url = base64ToBase64url(bare);
+  if (!base64Text.test(bare) || !isCanonicalBase64url(url)) throw new TypeError("invalid base64");
+  return fromBase64url(url);
+}

@@ -1,24 +1,45 @@
 /**
  * WebAuthn building blocks: the relying party, who a ceremony is for, which ceremony to run, and
- * `@simplewebauthn/server` (an optional peer), loaded on first use. The rules are in
- * docs/security.md ("Passkeys"): no address named by a request is ever looked up or stored.
+ * `@simplewebauthn/server` (an optional peer), loaded on first use through the loader the
+ * WebAuthn provider supplied (see library.ts). The rules are in docs/security.md ("Passkeys"):
+ * no address named by a request is ever looked up or stored.
  */
 import type { Context } from "../context.js";
-import { AuthError } from "../errors.js";
+import {
+  base64ToBase64url,
+  base64urlToBase64,
+  fromBase64,
+  isCanonicalBase64url,
+  base64 as toStandardBase64,
+} from "../crypto/encoding.js";
+import { AuthError, WebAuthnVerificationError } from "../errors.js";
 import type { InternalProvider } from "../types/internal.js";
 import type { RelyingParty, WebAuthnConfig } from "../types/providers.js";
+import { type SimpleWebAuthn, suppliedSimpleWebAuthn } from "./library.js";
 
 export type WebAuthnInternalProvider = InternalProvider & WebAuthnConfig;
 export type Ceremony = "authenticate" | "register";
-type SimpleWebAuthn = typeof import("@simplewebauthn/server");
 
 export { DEFAULT_WEBAUTHN_TIMEOUT } from "./constants.js";
 
 let library: Promise<SimpleWebAuthn> | undefined;
 
-/** `@simplewebauthn/server`, imported once. A missing install is a configuration error. */
+/**
+ * `@simplewebauthn/server`, imported once. A missing install is a configuration error, and so is
+ * a WebAuthn provider written by hand: only `WebAuthn()` and `Passkey()` supply the import.
+ */
 export function simpleWebAuthn(): Promise<SimpleWebAuthn> {
-  library ??= import("@simplewebauthn/server").catch((cause: unknown) => {
+  const load = suppliedSimpleWebAuthn();
+  if (!load) {
+    return Promise.reject(
+      new AuthError(
+        "WebAuthn needs the @simplewebauthn/server package, loaded by the WebAuthn() and " +
+          "Passkey() providers (@gatehousejs/core/providers/webauthn, /passkey): create the " +
+          "provider with one of them",
+      ),
+    );
+  }
+  library ??= load().catch((cause: unknown) => {
     library = undefined;
     throw new AuthError("WebAuthn needs the @simplewebauthn/server package installed", { cause });
   });
@@ -35,11 +56,26 @@ export function relyingParty(ctx: Context, provider: WebAuthnConfig): Required<R
   };
 }
 
-/** Base64url (what browsers and @simplewebauthn speak) to base64 (what adapters store). */
-export const toBase64 = (base64url: string) =>
-  Buffer.from(base64url, "base64url").toString("base64");
-/** Base64 (stored) to base64url. */
-export const toBase64url = (base64: string) => Buffer.from(base64, "base64").toString("base64url");
+/**
+ * A credential id in base64url (what browsers and @simplewebauthn speak) to base64 (what adapters
+ * store). An id that is not canonical base64url names no stored passkey: a verification failure.
+ */
+export function toBase64(base64url: string): string {
+  if (!isCanonicalBase64url(base64url)) {
+    throw new WebAuthnVerificationError("The credential id is not base64url");
+  }
+  return base64urlToBase64(base64url);
+}
+
+/** A stored (base64) credential id to base64url. */
+export const toBase64url = (base64: string): string => base64ToBase64url(base64);
+
+/** A stored (base64) public key, as the bytes @simplewebauthn verifies with. */
+export const publicKeyFromStore = (stored: string): Uint8Array<ArrayBuffer> =>
+  new Uint8Array(fromBase64(stored));
+
+/** A new credential's public key, as adapters store it (base64). */
+export const publicKeyToStore = (bytes: Uint8Array): string => toStandardBase64(bytes);
 
 /**
  * What the sealed challenge cookie carries: the challenge, and for a registration whose account
