@@ -1,5 +1,6 @@
 /**
- * A vitest suite that checks a database adapter against the Gatehouse adapter contract.
+ * Vitest suites that check a database adapter against the Gatehouse adapter contract, and a
+ * revocation store, a security-event store or a rate-limit store against theirs.
  * @module
  */
 import type { Adapter } from "@gatehousejs/core/adapters";
@@ -28,6 +29,25 @@ import {
 import type { AdapterMethod, AdapterTestOptions } from "./options.js";
 
 export type { AdapterMethod, AdapterTestDb, AdapterTestOptions } from "./options.js";
+export {
+  type RateLimitStoreMethod,
+  type RateLimitStoreTestOptions,
+  rateLimitStoreTestNames,
+  runRateLimitStoreTests,
+} from "./rate-limit/index.js";
+export {
+  type RevocationStoreMethod,
+  type RevocationStoreTestOptions,
+  revocationStoreTestNames,
+  runRevocationStoreTests,
+} from "./revocation/index.js";
+export {
+  runSecurityEventStoreTests,
+  type SecurityEventStoreMethod,
+  type SecurityEventStoreTestOptions,
+  securityEventStoreTestNames,
+} from "./security-events/index.js";
+export type { StoreTestOptions } from "./store-suite.js";
 
 const methodsCase: Case = {
   name: "implements every method of the contract that is not skipped",

@@ -4,8 +4,9 @@
  * which tokens cannot be revoked, the `maxStaleness` cache (how long an answer lasts, that it is
  * per store, that it holds at most 10,000 answers and drops the oldest first), and what a JWT
  * sign-in records in a store that keeps a list (nothing for a legacy token; a failing store is
- * logged and the sign-in still works).
+ * logged and the sign-in still works). The memory store runs the published revocation store suite.
  */
+import { runRevocationStoreTests } from "@gatehousejs/adapter-test";
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
@@ -35,6 +36,8 @@ function countingStore(revoked = false) {
   };
   return { store, checks };
 }
+
+runRevocationStoreTests({ name: "MemoryRevocationStore", store: MemoryRevocationStore() });
 
 describe("the id and start a token is checked under", () => {
   test("a token's sid, or 'legacy' when it has none or an empty one", () => {

@@ -3,6 +3,7 @@
  * sign-ins, sign-outs, linked accounts and verified addresses, what `listSecurityEvents` reads
  * back, retention, store failures, and that records never hold a secret.
  */
+import { runSecurityEventStoreTests } from "@gatehousejs/adapter-test";
 import { listSecurityEvents } from "@gatehousejs/core";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Credentials from "@gatehousejs/core/providers/credentials";
@@ -18,7 +19,6 @@ import {
   SECRET,
   send,
 } from "./helpers.js";
-import { securityEventStoreCases } from "./security-log-cases.js";
 import { loggedFailures } from "./support/failures.js";
 
 const CHROME_MAC =
@@ -82,9 +82,7 @@ async function signOut(config: AuthConfig, jar: Jar) {
   return send(config, jar, "/auth/signout", { form: { csrfToken: csrf } });
 }
 
-describe("the memory store", () => {
-  securityEventStoreCases(async () => MemorySecurityEventStore());
-});
+runSecurityEventStoreTests({ name: "MemorySecurityEventStore", store: MemorySecurityEventStore() });
 
 describe("sign-in", () => {
   test("is recorded with the provider, its type and the client; the client is new only the first time", async () => {
