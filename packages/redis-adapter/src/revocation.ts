@@ -130,9 +130,10 @@ const LEGACY_SESSION_ID = "legacy";
 /**
  * Whether the epoch's exception is this session. Every token without a sid shares the id
  * `legacy` (an epoch written by an older Gatehouse may name it), so it is never the exception.
+ * An epoch without one is stored with an empty exception: the empty id is never spared either.
  */
 function spares(epoch: { except: string }, sessionId: string): boolean {
-  return epoch.except === sessionId && sessionId !== LEGACY_SESSION_ID;
+  return epoch.except === sessionId && sessionId !== LEGACY_SESSION_ID && sessionId !== "";
 }
 
 function expiryMs(expires: Date, what: string): number {
