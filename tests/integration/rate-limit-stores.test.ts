@@ -1,13 +1,16 @@
 /**
  * The rate-limit stores on every real store (Redis through ioredis and node-redis, PostgreSQL
- * through a `pg` Pool and a `pg` Client, PGlite) and in memory: the contract's cases
- * (support/rate-limit-cases.ts), device cookies through `Auth()` (support/rate-limit-device.ts),
- * what each store keeps (Redis keys that expire with their
- * counter, PostgreSQL rows reset in place and pruned), one round trip per hit, and two child
- * processes sharing one Redis (or one PostgreSQL schema) that enforce one limit between them.
+ * through a `pg` Pool and a `pg` Client, PGlite): the published rate-limit store suite of
+ * `@gatehousejs/adapter-test` (the memory store runs it in
+ * packages/core/test/rate-limit-memory-store-suite.test.ts); here and in memory, device cookies
+ * through `Auth()` (support/rate-limit-device.ts); what each store keeps (Redis keys that expire
+ * with their counter, PostgreSQL rows reset in place and pruned), one round trip per hit, and two
+ * child processes sharing one Redis (or one PostgreSQL schema) that enforce one limit between
+ * them.
  */
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
+import { runRateLimitStoreTests } from "@gatehousejs/adapter-test";
 import type { RateLimitOptions, RateLimitStore } from "@gatehousejs/core/types";
 import {
   PostgresRateLimitStore,
@@ -30,7 +33,6 @@ import {
   storeBlock,
 } from "./stores.js";
 import { childProcesses } from "./support/children.js";
-import { rateLimitStoreCases } from "./support/rate-limit-cases.js";
 import { deviceCookieCases } from "./support/rate-limit-device.js";
 import { type SignInAnswer, signIn, signInConfig } from "./support/rate-limit-signin.js";
 
@@ -149,7 +151,7 @@ const pglite: StoreKind<OpenRateLimit> = {
 
 for (const kind of [memory, pglite, pgPool, pgClient, ioredis, nodeRedis]) {
   await storeBlock(FILE, kind, (open) => {
-    rateLimitStoreCases(() => open().store);
+    if (kind !== memory) runRateLimitStoreTests({ name: kind.name, store: () => open().store });
     deviceCookieCases(() => open().store);
   });
 }

@@ -1,12 +1,14 @@
 /**
  * The security activity log on the real stores: PostgresSecurityEventStore on the PostgreSQL
- * server and on PGlite, RedisSecurityEventStore on the Redis server. Each runs the store cases,
+ * server and on PGlite, RedisSecurityEventStore on the Redis server through ioredis and
+ * node-redis. Each runs the published security-event store suite of `@gatehousejs/adapter-test`,
  * then a sign-in, a refused sign-in and a sign-out through `Auth()` (database sessions on the
  * same store's adapter), read back by a new store instance over new connections (a restart), and
  * the raw rows and keys scanned for the secrets the test used.
  */
 import { randomUUID } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
+import { runSecurityEventStoreTests } from "@gatehousejs/adapter-test";
 import { listSecurityEvents } from "@gatehousejs/core";
 import type { Adapter } from "@gatehousejs/core/adapters";
 import Credentials from "@gatehousejs/core/providers/credentials";
@@ -15,9 +17,9 @@ import { migrate, PostgresAdapter, PostgresSecurityEventStore } from "@gatehouse
 import { RedisAdapter, RedisSecurityEventStore } from "@gatehousejs/redis-adapter";
 import { Redis } from "ioredis";
 import { Pool } from "pg";
+import { createClient } from "redis";
 import { expect, test } from "vitest";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "../../packages/core/test/helpers.js";
-import { securityEventStoreCases } from "../../packages/core/test/security-log-cases.js";
 import {
   DATABASE_URL,
   freshSchema,
@@ -136,6 +138,42 @@ const redis: StoreKind<LogStore> = {
   },
 };
 
+/** The same store through node-redis; ioredis only reads and cleans up behind it. */
+const nodeRedis: StoreKind<LogStore> = {
+  name: "RedisSecurityEventStore through node-redis",
+  server: "Redis",
+  async open() {
+    const prefix = `gatehouse-it:${randomUUID()}:`;
+    const clients: { quit(): Promise<unknown> }[] = [];
+    const connect = async () => {
+      const c = createClient({ url: REDIS_URL });
+      await c.connect();
+      clients.push(c);
+      return c;
+    };
+    const main = await connect();
+    const reader = new Redis(REDIS_URL);
+    return {
+      adapter: RedisAdapter(main, { prefix }),
+      events: RedisSecurityEventStore(main, { prefix }),
+      counts: async () => ({ users: 0, accounts: 0, sessions: 0 }),
+      reopen: async () => RedisSecurityEventStore(await connect(), { prefix }),
+      async dump() {
+        const keys = (await keysUnder(reader, `${prefix}security:`)).sort();
+        const out: string[] = [];
+        for (const key of keys) out.push(key, ...(await reader.zrange(key, "0", "-1")));
+        return out.join("\n");
+      },
+      async close() {
+        const keys = await keysUnder(reader, prefix);
+        for (let i = 0; i < keys.length; i += 500) await reader.del(...keys.slice(i, i + 500));
+        await reader.quit();
+        await Promise.all(clients.map((c) => c.quit()));
+      },
+    };
+  },
+};
+
 const PASSWORD = "correct-horse-battery-staple";
 const WRONG = "wrong-horse-battery-staple";
 const AGENT =
@@ -170,9 +208,9 @@ async function signIn(cfg: AuthConfig, jar: Jar, email: string, password: string
   });
 }
 
-for (const kind of [pgServer, pgLite, redis]) {
+for (const kind of [pgServer, pgLite, redis, nodeRedis]) {
   await storeBlock(FILE, kind, (store) => {
-    securityEventStoreCases(async () => store().events);
+    runSecurityEventStoreTests({ name: kind.name, store: () => store().events });
 
     test("sign-in, refused sign-in and sign-out survive a restart; no secret is stored", async () => {
       const { adapter, events } = store();
