@@ -166,6 +166,11 @@ function report() {
       const figures = `${Math.round(g.opsPerSec)}/${a ? Math.round(a.opsPerSec) : "-"}`;
       summary.push(`${id}=${shown}${goal}:${verdict}(${figures})`);
     },
+    /** A row measured in bytes, not ops/s (the edge bundle): its BENCH entry only. */
+    size({ id, ratio, verdict, figures }) {
+      targeted++;
+      summary.push(`${id}=${ratio.toFixed(2)}x/<=1x:${verdict}(${figures})`);
+    },
     /** A row that could not run: a targeted one still counts, as not passed. */
     skip({ id, label, target, reason }) {
       if (target !== null) targeted++;
@@ -393,6 +398,18 @@ async function main() {
       `reading a small Response body ${us(fixed.body)} µs`,
   );
 
+  // Not timed: bundles both libraries' Workers apps with esbuild and signs in through each
+  // bundle, after every timed call, so that the second copy of each library it loads touches none.
+  const { edgeBundles, edgeBundleReport } = await import("./edge-bundle.mjs");
+  const edge = await edgeBundles();
+  const bytes = (lib) => edge.results[lib].min.bytes;
+  out.size({
+    id: "edge-bundle",
+    ratio: edge.ratio,
+    verdict: edge.verdict,
+    figures: `${bytes("Gatehouse")}/${bytes("@auth/core")}`,
+  });
+
   console.log();
   console.log(table(out.rows));
   console.log(
@@ -408,6 +425,9 @@ async function main() {
   console.log(threeWayTable(vs));
   console.log("Beside Better Auth: ops/s as above; ratios are medians of paired slices.");
   writeThreeWay(vs);
+  console.log();
+  console.log("Edge bundle (bench/edge-bundle.mjs): a credentials + JWT app bundled for Workers");
+  console.log(edgeBundleReport(edge));
   console.log();
   const passed = out.summary.filter((s) => s.includes(":PASS")).length;
   const seconds = ((performance.now() - started) / 1000).toFixed(1);
