@@ -14,7 +14,8 @@ export type { RateLimitStoreMethod } from "./context.js";
 /** Options of {@link runRateLimitStoreTests}. */
 export type RateLimitStoreTestOptions = StoreTestOptions<RateLimitStore>;
 
-const suite: StoreSuite<RateLimitStore, RateLimitContext> = {
+/** The suite, for the package's own tests; not exported from the package. */
+export const suite: StoreSuite<RateLimitStore, RateLimitContext> = {
   fn: "runRateLimitStoreTests",
   contract: "rate-limit store contract",
   methods: rateLimitMethods,

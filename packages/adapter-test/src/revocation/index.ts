@@ -20,7 +20,8 @@ export type { RevocationStoreMethod } from "./context.js";
 /** Options of {@link runRevocationStoreTests}. */
 export type RevocationStoreTestOptions = StoreTestOptions<RevocationStore>;
 
-const suite: StoreSuite<RevocationStore, RevocationContext> = {
+/** The suite, for the package's own tests; not exported from the package. */
+export const suite: StoreSuite<RevocationStore, RevocationContext> = {
   fn: "runRevocationStoreTests",
   contract: "revocation store contract",
   methods: revocationMethods,

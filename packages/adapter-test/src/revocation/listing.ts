@@ -184,10 +184,11 @@ export const concurrency: RevocationGroup = {
       async run(ctx) {
         const userId = ctx.userId();
         const now = ctx.seconds();
-        // The latest `at` is the one that ends the most; whichever call lands last must not undo it.
+        // The latest `at` goes first and ends the most: the calls after it must not undo it, as a
+        // store that reads the epoch, then writes the larger one in another step, would.
         await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
-            ctx.store.revokeUser({ userId, at: now - 20 + i, expires: ctx.later() }),
+            ctx.store.revokeUser({ userId, at: now - 1 - i, expires: ctx.later() }),
           ),
         );
         for (const issuedAt of [now - 20, now - 1]) {

@@ -47,6 +47,9 @@ export const revokingSessions: RevocationGroup = {
         const [a, b] = [ctx.sessionId(), ctx.sessionId()];
         const now = ctx.seconds();
         await expectChecks(ctx, [[userId, a, now - 10, false]], "before revokeSession");
+        // The other user has revocations of its own, so a store that looks the user up first
+        // still has to tell the two sessions named `a` apart.
+        await ctx.store.revokeSession({ userId: other, sessionId: b, expires: ctx.later() });
         await ctx.store.revokeSession({ userId, sessionId: a, expires: ctx.later() });
         await expectChecks(
           ctx,

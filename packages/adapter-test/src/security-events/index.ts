@@ -18,7 +18,8 @@ export type { SecurityEventStoreMethod } from "./context.js";
 /** Options of {@link runSecurityEventStoreTests}. */
 export type SecurityEventStoreTestOptions = StoreTestOptions<SecurityEventStore>;
 
-const suite: StoreSuite<SecurityEventStore, SecurityEventContext> = {
+/** The suite, for the package's own tests; not exported from the package. */
+export const suite: StoreSuite<SecurityEventStore, SecurityEventContext> = {
   fn: "runSecurityEventStoreTests",
   contract: "security-event store contract",
   methods: securityEventMethods,
