@@ -18,7 +18,7 @@ export {
   type MemoryRateLimitStoreOptions,
 } from "./lib/rate-limit/memory.js";
 export { isAuthAction } from "./lib/request.js";
-export { type ListSecurityEventsOptions, listSecurityEvents } from "./lib/security-log.js";
+export { type ListSecurityEventsOptions, listSecurityEvents } from "./lib/security-log-list.js";
 export {
   listSessions,
   type RevokeUserSessionsOptions,

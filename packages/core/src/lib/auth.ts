@@ -5,6 +5,7 @@
  */
 import { csrf } from "./actions/csrf.js";
 import { session } from "./actions/session.js";
+import { equip } from "./builtins.js";
 import { rememberIncoming } from "./client-address.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
@@ -209,7 +210,7 @@ async function run(
   let resolved: ResolvedConfig | undefined;
   let configError: unknown;
   try {
-    resolved = resolveConfig(config);
+    resolved = equip(resolveConfig(config));
   } catch (error) {
     configError = error;
   }

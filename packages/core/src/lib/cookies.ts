@@ -27,6 +27,7 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     nonce: { name: `${prefix}authjs.nonce`, options: check() },
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: check() },
     emailCode: { name: `${prefix}gatehouse.email-code`, options: base() },
+    signInChallenge: { name: `${prefix}gatehouse.sign-in-challenge`, options: check() },
   };
 }
 

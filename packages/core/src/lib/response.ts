@@ -69,3 +69,16 @@ export function toResponse(result: ResponseInternal, returnRedirect: boolean): R
       : JSON.stringify(result.body ?? null);
   return new Response(body, { status: result.status ?? 200, headers });
 }
+
+/** `path` on this site (or an absolute custom page URL) with `params` added. */
+export function pageUrl(
+  ctx: { origin: string },
+  path: string,
+  params: Record<string, string | undefined>,
+): string {
+  const url = new URL(path, ctx.origin);
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined) url.searchParams.set(key, value);
+  }
+  return url.href;
+}

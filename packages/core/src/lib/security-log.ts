@@ -1,19 +1,19 @@
 /**
  * The security activity log (issue 12): what happened to a user's account, as the user may see it.
  * Actions record through {@link recordSecurityEvent}, which never throws into the request; apps
- * read through {@link listSecurityEvents}.
+ * read through `listSecurityEvents` (./security-log-list.ts).
  *
  * Retention: events older than `securityLog.retentionDays` (default 90) are never listed, and the
  * store's `prune` runs on a write or a read at most once an hour per store in each process.
  */
-import { type ResolvedConfig, resolveConfig } from "./config.js";
+import type { ResolvedConfig } from "./config.js";
 import { Context } from "./context.js";
 import { readChunked } from "./cookies.js";
 import { randomUUID } from "./crypto/hash.js";
-import { AdapterError, AuthError } from "./errors.js";
+import { AdapterError } from "./errors.js";
+import type { Listener } from "./moments.js";
 import { requestClient } from "./session/client.js";
 import { LEGACY_SESSION_ID, publicSessionId } from "./session/ids.js";
-import type { AuthConfig } from "./types/config.js";
 import type {
   SecurityEvent,
   SecurityEventStore,
@@ -40,7 +40,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 const lastPrune = new WeakMap<SecurityEventStore, number>();
 
-function retentionMs(options: SecurityLogOptions): number {
+export function retentionMs(options: SecurityLogOptions): number {
   const days = options.retentionDays;
   return (typeof days === "number" && days > 0 ? days : DEFAULT_RETENTION_DAYS) * DAY_MS;
 }
@@ -109,34 +109,15 @@ export async function recordSecurityEvent(
 }
 
 /** {@link maybePrune}, with a failure logged as one line instead of thrown. */
-async function pruneQuietly(config: ResolvedConfig, options: SecurityLogOptions): Promise<void> {
+export async function pruneQuietly(
+  config: ResolvedConfig,
+  options: SecurityLogOptions,
+): Promise<void> {
   try {
     await maybePrune(options, Date.now());
   } catch (cause) {
     config.logger.error(new AdapterError("The security log could not be pruned", { cause }));
   }
-}
-
-/**
- * Records a refused sign-in of a known user (when `userId` is given and the error is Gatehouse's)
- * and throws the error on: `.catch((e) => signInRefused(ctx, userId, provider, e))`.
- */
-export async function signInRefused(
-  ctx: Context,
-  userId: string | null | undefined,
-  provider: { id: string; type: string },
-  error: unknown,
-): Promise<never> {
-  if (userId && error instanceof AuthError) {
-    await recordSecurityEvent(ctx, {
-      type: "signInFailed",
-      userId,
-      provider: provider.id,
-      providerType: provider.type,
-      reason: error.type,
-    });
-  }
-  throw error;
 }
 
 /**
@@ -193,50 +174,38 @@ export async function sessionSubject(
   }
 }
 
-/** Options of {@link listSecurityEvents}. */
-export interface ListSecurityEventsOptions {
-  /** At most this many events, 1 to 1000. Default 50. */
-  limit?: number;
-  /** Only events strictly before this time: pass the `at` of the last event of a page for the next. */
-  before?: Date;
-}
-
-/**
- * A user's security activity, newest first: sign-ins (with the method, the provider and whether
- * the client was new), failed sign-ins, sign-outs, revoked sessions, linked accounts and verified
- * email addresses. Events older than the retention (`securityLog.retentionDays`, default 90) are
- * left out.
- *
- * Throws an `AuthError` when the configuration has no `securityLog`, a `TypeError` for a `limit`
- * or `before` out of range, and the store's error when it fails.
- *
- * @example
- * ```ts
- * const events = await listSecurityEvents(config, session.user.id, { limit: 20 });
- * const next = await listSecurityEvents(config, session.user.id, { before: events.at(-1)?.at });
- * ```
- */
-export async function listSecurityEvents(
-  config: AuthConfig,
-  userId: string,
-  options: ListSecurityEventsOptions = {},
-): Promise<SecurityEvent[]> {
-  const resolved = resolveConfig(config);
-  const log = resolved.securityLog;
-  if (!log) {
-    throw new AuthError("listSecurityEvents needs config.securityLog: the security log is off");
-  }
-  const limit = options.limit ?? 50;
-  if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
-    throw new TypeError("listSecurityEvents: limit must be an integer from 1 to 1000");
-  }
-  const before = options.before;
-  if (before !== undefined && !(before instanceof Date && Number.isFinite(before.getTime()))) {
-    throw new TypeError("listSecurityEvents: before must be a valid Date");
-  }
-  if (typeof userId !== "string" || userId === "") return [];
-  await pruneQuietly(resolved, log);
-  const oldest = Date.now() - retentionMs(log);
-  const events = await log.store.list(userId, before ? { limit, before } : { limit });
-  return events.filter((e) => e.at.getTime() >= oldest);
-}
+/** The security log as a listener of the sign-in moments (registered when the log is on). */
+export const securityLogListener: Listener = {
+  signIn: (ctx, { user, provider }) =>
+    recordSecurityEvent(ctx, {
+      type: "signIn",
+      userId: user.id ?? "",
+      provider: provider.id,
+      providerType: provider.type,
+    }),
+  signInRefused: (ctx, { userId, provider, error }) =>
+    recordSecurityEvent(ctx, {
+      type: "signInFailed",
+      userId,
+      provider: provider.id,
+      providerType: provider.type,
+      reason: error.type,
+    }),
+  // An account added to an existing user; a new user's first account is part of its creation.
+  accountLinked: (ctx, { user, account, isNewUser }) =>
+    isNewUser
+      ? undefined
+      : recordSecurityEvent(ctx, {
+          type: "accountLinked",
+          userId: user.id,
+          provider: account.provider,
+          providerType: account.type,
+        }),
+  emailVerified: (ctx, { user, provider }) =>
+    recordSecurityEvent(ctx, {
+      type: "emailVerified",
+      userId: user.id,
+      provider: provider.id,
+      providerType: provider.type,
+    }),
+};

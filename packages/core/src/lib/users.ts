@@ -23,8 +23,7 @@ import type { Context } from "./context.js";
 import { randomUUID } from "./crypto/hash.js";
 import { normalizeEmail } from "./email/normalize.js";
 import { AdapterError, type AuthError } from "./errors.js";
-import { emit } from "./events.js";
-import { recordSecurityEvent } from "./security-log.js";
+import { announce } from "./moments.js";
 import { signedInUser } from "./session/index.js";
 import type {
   Account,
@@ -121,13 +120,7 @@ async function ownerAfterRace(store: Store, account: ResolveParams["account"]) {
 async function link(ctx: Context, store: Store, user: AdapterUser, params: ResolveParams) {
   const account: AdapterAccount = { ...params.account, userId: user.id };
   await store.linkAccount(account);
-  await emit(ctx.config, "linkAccount", { user, account, profile: params.user });
-  await recordSecurityEvent(ctx, {
-    type: "accountLinked",
-    userId: user.id,
-    provider: account.provider,
-    providerType: account.type,
-  });
+  await announce(ctx, "accountLinked", { user, account, profile: params.user, isNewUser: false });
 }
 
 async function create(
@@ -160,7 +153,7 @@ async function create(
     // A concurrent sign-in of this account, linking by address, may have linked it to the user
     // just created here: the account is ours, keep the user.
     if (winner?.id === user.id) {
-      await emit(ctx.config, "createUser", { user });
+      await announce(ctx, "userCreated", { user });
       return { user, isNewUser: true };
     }
     // Nothing half-written: take the user back out; a concurrent sign-in won, or it failed.
@@ -170,11 +163,12 @@ async function create(
     if (winner) return { user: winner, isNewUser: false };
     throw error;
   }
-  await emit(ctx.config, "createUser", { user });
-  await emit(ctx.config, "linkAccount", {
+  await announce(ctx, "userCreated", { user });
+  await announce(ctx, "accountLinked", {
     user,
     account: { ...account, userId: user.id },
     profile: params.user,
+    isNewUser: true,
   });
   return { user, isNewUser: true };
 }

@@ -5,21 +5,11 @@
  */
 import type { Context } from "../context.js";
 import { renderErrorPage, renderSignInPage, renderSignOutPage } from "../pages/index.js";
-import { htmlResult, redirectResult } from "../response.js";
-import type { ResponseInternal } from "../types/config.js";
+import { htmlResult, pageUrl, redirectResult } from "../response.js";
 
-/** `path` on this site (or an absolute custom page URL) with `params` added. */
-export function pageUrl(
-  ctx: Context,
-  path: string,
-  params: Record<string, string | undefined>,
-): string {
-  const url = new URL(path, ctx.origin);
-  for (const [key, value] of Object.entries(params)) {
-    if (value !== undefined) url.searchParams.set(key, value);
-  }
-  return url.href;
-}
+export { pageUrl } from "../response.js";
+
+import type { ResponseInternal } from "../types/config.js";
 
 const errorValue = (value: string | undefined) =>
   value !== undefined && value.length <= 64 ? value : undefined;

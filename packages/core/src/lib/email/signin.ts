@@ -3,11 +3,11 @@
  * a one-time token, mail the link, and send the user to the "check your email" page.
  */
 
-import { gateSignIn } from "../actions/callback/gate.js";
 import type { Context } from "../context.js";
 import { randomHex, randomUUID, sha256Hex } from "../crypto/hash.js";
 import { AuthError, EmailSignInError } from "../errors.js";
 import { redirectResult } from "../response.js";
+import { gateSignIn } from "../sign-in.js";
 import type { ResponseInternal } from "../types/config.js";
 import type { InternalProvider } from "../types/internal.js";
 import type { Adapter, AdapterUser } from "../types/models.js";

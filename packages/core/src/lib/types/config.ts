@@ -91,6 +91,11 @@ export interface CookiesOptions {
    * email provider sends codes).
    */
   emailCode: CookieOption;
+  /**
+   * Carries a sign-in that waits on a further step (a second factor, say) to that step's page:
+   * encrypted, short-lived, and only ever in this browser (Gatehouse).
+   */
+  signInChallenge: CookieOption;
 }
 
 /** Overrides of the default cookies: any name, any attribute. */

@@ -5,18 +5,15 @@
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
-import { emit } from "../../events.js";
 import { checkCredentialsAttempt } from "../../rate-limit/index.js";
-import { redirectResult } from "../../response.js";
-import { recordSecurityEvent, signInRefused, submittedUserId } from "../../security-log.js";
-import { issueSession } from "../../session/index.js";
+import { submittedUserId } from "../../security-log.js";
+import { completeSignIn, signInRefused } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { InternalProvider } from "../../types/internal.js";
 import type { Account, AdapterUser, User } from "../../types/models.js";
 import type { CredentialsConfig } from "../../types/providers.js";
 import { requireCsrf } from "../csrf.js";
 import { MethodNotAllowed } from "../method.js";
-import { gateSignIn } from "./gate.js";
 
 /** Only the fields the provider declares reach `authorize`: never the CSRF token or callback URL. */
 function declaredFields(provider: CredentialsConfig, body: Record<string, unknown> | undefined) {
@@ -86,20 +83,15 @@ export async function credentialsCallback(
   const account: Account = { providerAccountId: id, type: "credentials", provider: provider.id };
   if (ctx.config.session.strategy === "database") user = await storedUser(ctx, id);
 
-  const gate = await gateSignIn(ctx, { user, account, credentials }).catch((error) =>
-    signInRefused(ctx, user.id, provider, error),
-  );
-  if (gate) return gate;
-
-  const cookies = await issueSession(ctx, { user, account, isNewUser: false });
-  // This browser now knows the password: its failures on the account are counted apart.
-  const device = await attempt.signedIn();
-  await emit(ctx.config, "signIn", { user, account });
-  await recordSecurityEvent(ctx, {
-    type: "signIn",
-    userId: id,
-    provider: provider.id,
-    providerType: provider.type,
+  return completeSignIn(ctx, {
+    provider,
+    callbackUrl,
+    gate: { user, account, credentials },
+    knownUserId: user.id,
+    settle: async () => {
+      // This browser now knows the password: its failures on the account are counted apart.
+      const device = await attempt.signedIn();
+      return { user, account, isNewUser: false, cookies: device ? [device] : [] };
+    },
   });
-  return { ...redirectResult(callbackUrl), cookies: device ? [...cookies, device] : cookies };
 }

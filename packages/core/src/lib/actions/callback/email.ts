@@ -9,16 +9,16 @@ import { randomUUID } from "../../crypto/hash.js";
 import { forgetBinding, openBinding } from "../../email/code.js";
 import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email/signin.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
-import { emit } from "../../events.js";
+import { announce } from "../../moments.js";
 import { renderEmailConfirmPage } from "../../pages/index.js";
-import { htmlResult, redirectResult } from "../../response.js";
-import { recordSecurityEvent } from "../../security-log.js";
+import { htmlResult, pageUrl, redirectResult } from "../../response.js";
 import {
   type AfterAddressProof,
   endSessionsOnAddressProof,
   mayHoldUnendingSessions,
 } from "../../session/address-proof.js";
-import { issueSession, signedInUser } from "../../session/index.js";
+import { signedInUser } from "../../session/index.js";
+import { completeSignIn, type Settled } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type {
   Adapter,
@@ -27,8 +27,6 @@ import type {
   VerificationToken,
 } from "../../types/models.js";
 import { requireCsrf } from "../csrf.js";
-import { pageUrl } from "../pages.js";
-import { gateSignIn } from "./gate.js";
 
 /**
  * Redeems the token: one `useVerificationToken` per secret of the rotation list (and the list
@@ -60,6 +58,7 @@ async function linkOnce(
   adapter: Required<Adapter>,
   user: AdapterUser,
   account: AdapterAccount,
+  isNewUser: boolean,
 ): Promise<boolean> {
   const key = { provider: account.provider, providerAccountId: account.providerAccountId };
   if (await adapter.getUserByAccount(key)) return false;
@@ -70,7 +69,7 @@ async function linkOnce(
     if (owner?.id !== user.id) throw error;
     return false;
   }
-  await emit(ctx.config, "linkAccount", { user, account, profile: user });
+  await announce(ctx, "accountLinked", { user, account, profile: user, isNewUser });
   return true;
 }
 
@@ -220,12 +219,23 @@ async function finishSignIn(
     email: identifier,
     emailVerified: null,
   };
-  const gate = await gateSignIn(ctx, {
-    user: candidate,
-    account: { ...account, userId: candidate.id },
+  return completeSignIn(ctx, {
+    provider,
+    callbackUrl,
+    gate: { user: candidate, account: { ...account, userId: candidate.id } },
+    settle: () => settle(ctx, provider, adapter, existing, candidate, account),
   });
-  if (gate) return gate;
+}
 
+/** After the gate: proves the address on the user (or creates it) and links this account. */
+async function settle(
+  ctx: Context,
+  provider: EmailInternalProvider,
+  adapter: Required<Adapter>,
+  existing: AdapterUser | null,
+  candidate: AdapterUser,
+  account: AdapterAccount,
+): Promise<Settled> {
   const now = new Date();
   let user: AdapterUser;
   let isNewUser = false;
@@ -236,51 +246,23 @@ async function finishSignIn(
       // Whoever held the address unproven may be signed in as this user: not any more.
       proven = await endSessionsOnAddressProof(ctx, existing);
       user = await adapter.updateUser({ id: existing.id, emailVerified: now });
-      await emit(ctx.config, "updateUser", { user });
-      await recordSecurityEvent(ctx, {
-        type: "emailVerified",
-        userId: user.id,
-        provider: provider.id,
-        providerType: provider.type,
-      });
+      await announce(ctx, "userUpdated", { user });
+      await announce(ctx, "emailVerified", { user, provider });
     }
   } else {
     try {
       user = await adapter.createUser({ ...candidate, emailVerified: now });
       isNewUser = true;
-      await emit(ctx.config, "createUser", { user });
-      await recordSecurityEvent(ctx, {
-        type: "emailVerified",
-        userId: user.id,
-        provider: provider.id,
-        providerType: provider.type,
-      });
+      await announce(ctx, "userCreated", { user });
+      await announce(ctx, "emailVerified", { user, provider });
     } catch (error) {
       // Another link for the same address won the race (mail scanners open links early).
-      const winner = await adapter.getUserByEmail(identifier);
+      const winner = await adapter.getUserByEmail(account.providerAccountId);
       if (!winner) throw error;
       user = winner;
     }
   }
   account.userId = user.id;
-  if ((await linkOnce(ctx, adapter, user, account)) && !isNewUser) {
-    await recordSecurityEvent(ctx, {
-      type: "accountLinked",
-      userId: user.id,
-      provider: provider.id,
-      providerType: provider.type,
-    });
-  }
-
-  const cookies = await issueSession(ctx, { user, account, isNewUser, ...proven });
-  await emit(ctx.config, "signIn", { user, account, isNewUser });
-  await recordSecurityEvent(ctx, {
-    type: "signIn",
-    userId: user.id,
-    provider: provider.id,
-    providerType: provider.type,
-  });
-  const newUser = ctx.config.pages.newUser;
-  const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
-  return { ...redirectResult(location), cookies };
+  await linkOnce(ctx, adapter, user, account, isNewUser);
+  return { user, account, isNewUser, ...proven };
 }

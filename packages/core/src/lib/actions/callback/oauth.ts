@@ -2,29 +2,18 @@
  * GET (or form_post POST) /callback/<oauth provider>: finish an OAuth or OIDC sign-in.
  */
 
-import { decodeJwt } from "jose";
 import { readState } from "../../checks.js";
 import type { Context } from "../../context.js";
-import { readChunked } from "../../cookies.js";
-import {
-  AdapterError,
-  AuthError,
-  OAuthAccountNotLinked,
-  OAuthProfileParseError,
-} from "../../errors.js";
-import { emit } from "../../events.js";
+import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
 import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
 import { proxyTarget } from "../../oauth/proxy.js";
 import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
-import { recordSecurityEvent, signInRefused } from "../../security-log.js";
-import { issueSession } from "../../session/index.js";
-import type { Cookie, ResponseInternal } from "../../types/config.js";
+import { completeSignIn } from "../../sign-in.js";
+import type { ResponseInternal } from "../../types/config.js";
 import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
 import type { TokenSet } from "../../types/providers.js";
 import { type EmailClaim, emailClaim, resolveUser } from "../../users.js";
-import { pageUrl } from "../pages.js";
-import { gateSignIn } from "./gate.js";
 
 const str = (value: unknown) =>
   typeof value === "string" && value !== ""
@@ -151,99 +140,35 @@ export async function oauthCallback(
   };
 
   const adapter = ctx.config.adapter;
-  let user: User = profileUser;
-  let isNewUser = false;
-  if (adapter) {
-    const owner = await adapter.getUserByAccount!({
-      provider: provider.id,
-      providerAccountId: profileUser.id,
+  if (!adapter) {
+    const user = { ...profileUser, id: scopedUserId(provider.id, profileUser.id) };
+    return completeSignIn(ctx, {
+      provider,
+      callbackUrl,
+      gate: { user, account, profile },
+      settle: () => ({ user, account, profile, isNewUser: false }),
     });
-    const gate = await gateSignIn(ctx, { user: owner ?? profileUser, account, profile }).catch(
-      (error) => signInRefused(ctx, owner?.id, provider, error),
-    );
-    if (gate) return gate;
-    ({ user, isNewUser } = await resolveUser(ctx, {
-      user: profileUser,
-      account: stored,
-      profile,
-      claim: claimOf(provider, profile, profileUser),
-      allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
-      notLinked: (message) => new OAuthAccountNotLinked(message),
-      owner,
-    }));
-  } else {
-    user = { ...profileUser, id: scopedUserId(provider.id, profileUser.id) };
-    const gate = await gateSignIn(ctx, { user, account, profile });
-    if (gate) return gate;
   }
-
-  const cookies = await issueSession(ctx, { user, account, profile, isNewUser });
-  await keepProviderSid(ctx, profile, tokens, cookies);
-  await emit(ctx.config, "signIn", { user, account, profile, isNewUser });
-  await recordSecurityEvent(ctx, {
-    type: "signIn",
-    userId: user.id ?? "",
+  const owner = await adapter.getUserByAccount!({
     provider: provider.id,
-    providerType: provider.type,
+    providerAccountId: profileUser.id,
   });
-  const newUser = ctx.config.pages.newUser;
-  const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
-  return { ...redirectResult(location), cookies };
-}
-
-/**
- * The OpenID provider's session id (`sid` of the ID token, already validated), stored with a new
- * database session as its `providerSid` so a back-channel logout naming that sid ends exactly this
- * session. Only adapters that keep session metadata (those that list sessions) get it.
- */
-async function keepProviderSid(
-  ctx: Context,
-  profile: Profile,
-  tokens: TokenSet,
-  cookies: Cookie[],
-): Promise<void> {
-  const { adapter, session } = ctx.config;
-  const store = session.revocation?.store;
-  const database = session.strategy === "database";
-  if (database ? !adapter?.updateSession || !adapter.listSessionsByUserId : !store?.recordSession) {
-    return;
-  }
-  let sid: unknown = profile.sid;
-  if (sid === undefined && typeof tokens.id_token === "string") {
-    try {
-      sid = decodeJwt(tokens.id_token).sid;
-    } catch {
-      return;
-    }
-  }
-  if (typeof sid !== "string" || sid === "") return;
-  const name = ctx.cookieOptions.sessionToken.name;
-  if (database) {
-    const sessionToken = cookies.find((c) => c.name === name)?.value;
-    if (sessionToken) await adapter!.updateSession!({ sessionToken, providerSid: sid });
-    return;
-  }
-  // JWT strategy: the revocation store's record of the new session gets the provider sid (a
-  // record's undefined fields keep their value), so a back-channel logout can revoke just it.
-  const value = readChunked(Object.fromEntries(cookies.map((c) => [c.name, c.value])), name);
-  if (!value) return;
-  const token = await ctx.config.jwt.decode({
-    token: value,
-    secret: ctx.config.secrets,
-    salt: name,
+  return completeSignIn(ctx, {
+    provider,
+    callbackUrl,
+    gate: { user: owner ?? profileUser, account, profile },
+    knownUserId: owner?.id,
+    settle: async () => {
+      const { user, isNewUser } = await resolveUser(ctx, {
+        user: profileUser,
+        account: stored,
+        profile,
+        claim: claimOf(provider, profile, profileUser),
+        allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
+        notLinked: (message) => new OAuthAccountNotLinked(message),
+        owner,
+      });
+      return { user, account, profile, isNewUser };
+    },
   });
-  if (typeof token?.sub !== "string" || typeof token.sid !== "string") return;
-  if (typeof token.exp !== "number") return;
-  try {
-    await store!.recordSession!({
-      userId: token.sub,
-      sessionId: token.sid,
-      expires: new Date(token.exp * 1000),
-      providerSid: sid,
-    });
-  } catch (cause) {
-    ctx.config.logger.error(
-      new AdapterError("The revocation store could not record the provider sid", { cause }),
-    );
-  }
 }

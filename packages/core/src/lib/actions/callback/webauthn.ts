@@ -7,10 +7,8 @@
 import { useCheck } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { AuthError, InvalidCheck, WebAuthnVerificationError } from "../../errors.js";
-import { emit } from "../../events.js";
-import { redirectResult } from "../../response.js";
-import { recordSecurityEvent } from "../../security-log.js";
-import { issueSession, signedInUser } from "../../session/index.js";
+import { signedInUser } from "../../session/index.js";
+import { completeSignIn, type SignInRequest } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter, AdapterAccount, AdapterUser } from "../../types/models.js";
 import {
@@ -22,8 +20,6 @@ import {
 } from "../../webauthn/ceremony.js";
 import { refuseTakenCredential, storePasskey } from "../../webauthn/register.js";
 import { MethodNotAllowed } from "../method.js";
-import { pageUrl } from "../pages.js";
-import { gateSignIn } from "./gate.js";
 
 function parseData(raw: unknown): { id: string } & Record<string, unknown> {
   if (typeof raw !== "string")
@@ -111,7 +107,7 @@ async function register(
   provider: WebAuthnInternalProvider,
   data: { id: string } & Record<string, unknown>,
   challenge: ChallengeState,
-): Promise<{ user: AdapterUser; account: AdapterAccount; isNewUser: boolean } | ResponseInternal> {
+): Promise<Pick<SignInRequest, "gate" | "settle">> {
   const intent = challenge.register;
   if (!intent) throw new InvalidCheck("The challenge was not issued for a registration");
   // The passkey joins the account the options were issued for, and no other.
@@ -138,20 +134,19 @@ async function register(
     provider: provider.id,
     type: "webauthn" as const,
   };
-  const gate = await gateSignIn(ctx, {
-    user: current ?? { email: null, name: null, image: null },
-    account,
-  });
-  if (gate) return gate;
-  return storePasskey(ctx, current, account, {
-    credentialID,
-    credentialPublicKey: Buffer.from(info.credential.publicKey).toString("base64"),
-    counter: info.credential.counter,
-    credentialBackedUp: info.credentialBackedUp,
-    credentialDeviceType: info.credentialDeviceType,
-    transports: info.credential.transports?.join(",") ?? null,
-    providerAccountId: credentialID,
-  });
+  return {
+    gate: { user: current ?? { email: null, name: null, image: null }, account },
+    settle: () =>
+      storePasskey(ctx, current, account, {
+        credentialID,
+        credentialPublicKey: Buffer.from(info.credential.publicKey).toString("base64"),
+        counter: info.credential.counter,
+        credentialBackedUp: info.credentialBackedUp,
+        credentialDeviceType: info.credentialDeviceType,
+        transports: info.credential.transports?.join(",") ?? null,
+        providerAccountId: credentialID,
+      }),
+  };
 }
 
 export async function webauthnCallback(
@@ -167,27 +162,15 @@ export async function webauthnCallback(
   const data = parseData(ctx.req.body?.data);
   const challenge = await readChallenge(ctx, provider);
 
-  let outcome: { user: AdapterUser; account: AdapterAccount; isNewUser: boolean };
   if (action === "authenticate") {
-    const found = await authenticate(ctx, provider, data, challenge);
-    const gate = await gateSignIn(ctx, { user: found.user, account: found.account });
-    if (gate) return gate;
-    outcome = { ...found, isNewUser: false };
-  } else {
-    const registered = await register(ctx, provider, data, challenge);
-    if (!("user" in registered)) return registered;
-    outcome = registered;
+    const { user, account } = await authenticate(ctx, provider, data, challenge);
+    return completeSignIn(ctx, {
+      provider,
+      callbackUrl,
+      gate: { user, account },
+      settle: () => ({ user, account, isNewUser: false }),
+    });
   }
-  const { user, account, isNewUser } = outcome;
-  const cookies = await issueSession(ctx, { user, account, isNewUser });
-  await emit(ctx.config, "signIn", { user, account, isNewUser });
-  await recordSecurityEvent(ctx, {
-    type: "signIn",
-    userId: user.id,
-    provider: provider.id,
-    providerType: provider.type,
-  });
-  const newUser = ctx.config.pages.newUser;
-  const location = isNewUser && newUser ? pageUrl(ctx, newUser, { callbackUrl }) : callbackUrl;
-  return { ...redirectResult(location), cookies };
+  const registration = await register(ctx, provider, data, challenge);
+  return completeSignIn(ctx, { provider, callbackUrl, ...registration });
 }
