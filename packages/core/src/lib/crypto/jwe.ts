@@ -160,11 +160,11 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
   };
 }
 
-let jose: Promise<typeof import("jose")> | undefined;
+let jose: Promise<typeof import("./jose-jwe.js")> | undefined;
 
 /** `jose`, imported on the first call and shared by every call after it. */
-function loadJose(): Promise<typeof import("jose")> {
-  jose ??= import("jose");
+function loadJose(): Promise<typeof import("./jose-jwe.js")> {
+  jose ??= import("./jose-jwe.js");
   return jose;
 }
 

@@ -7,8 +7,7 @@
 import type { Context } from "../context.js";
 import { randomUUID } from "../crypto/hash.js";
 import { WebAuthnVerificationError } from "../errors.js";
-import { emit } from "../events.js";
-import { recordSecurityEvent } from "../security-log.js";
+import { announce } from "../moments.js";
 import type {
   Adapter,
   AdapterAccount,
@@ -85,15 +84,7 @@ export async function storePasskey(
   } catch (error) {
     return rollBack(error, true);
   }
-  if (isNewUser) await emit(ctx.config, "createUser", { user });
-  await emit(ctx.config, "linkAccount", { user, account: linked, profile: user });
-  if (!isNewUser) {
-    await recordSecurityEvent(ctx, {
-      type: "accountLinked",
-      userId: user.id,
-      provider: linked.provider,
-      providerType: linked.type,
-    });
-  }
+  if (isNewUser) await announce(ctx, "userCreated", { user });
+  await announce(ctx, "accountLinked", { user, account: linked, profile: user, isNewUser });
   return { user, account: linked, isNewUser };
 }

@@ -13,6 +13,8 @@ import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter, AdapterAccount, AdapterUser } from "../../types/models.js";
 import {
   type ChallengeState,
+  publicKeyFromStore,
+  publicKeyToStore,
   relyingParty,
   simpleWebAuthn,
   toBase64,
@@ -89,7 +91,7 @@ async function authenticate(
       expectedRPID: rp.id,
       credential: {
         id: data.id,
-        publicKey: new Uint8Array(Buffer.from(authenticator.credentialPublicKey, "base64")),
+        publicKey: publicKeyFromStore(authenticator.credentialPublicKey),
         counter: authenticator.counter,
       },
     }),
@@ -139,7 +141,7 @@ async function register(
     settle: () =>
       storePasskey(ctx, current, account, {
         credentialID,
-        credentialPublicKey: Buffer.from(info.credential.publicKey).toString("base64"),
+        credentialPublicKey: publicKeyToStore(info.credential.publicKey),
         counter: info.credential.counter,
         credentialBackedUp: info.credentialBackedUp,
         credentialDeviceType: info.credentialDeviceType,
