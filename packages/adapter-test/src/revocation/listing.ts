@@ -134,18 +134,18 @@ export const listing: RevocationGroup = {
       async run(ctx) {
         const userId = ctx.userId();
         const live = ctx.record(userId);
-        const ending = ctx.record(userId, { expires: ctx.later(300) });
+        const ending = ctx.record(userId, { expires: ctx.later(500) });
         await ctx.store.recordSession(ctx.record(userId, { expires: new Date(Date.now() - HOUR) }));
         await ctx.store.recordSession(ending);
         await ctx.store.recordSession(live);
         expect(
           idsOf(await ctx.store.listSessions(userId)),
-          "listSessions: one session expired an hour ago, one ends in 300 ms, one in an hour",
+          "listSessions: one session expired an hour ago, one ends in 500 ms, one in an hour",
         ).toEqual(idsOf([live, ending]));
-        await sleep(900);
+        await sleep(1200);
         expect(
           idsOf(await ctx.store.listSessions(userId)),
-          "listSessions once the 300 ms session has expired",
+          "listSessions once the 500 ms session has expired",
         ).toEqual([live.sessionId]);
       },
     },
