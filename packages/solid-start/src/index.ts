@@ -17,6 +17,15 @@ export {
   revokeUserSessions,
 } from "@gatehousejs/core";
 export { AuthError, CredentialsSignin, RefreshTokenError } from "@gatehousejs/core/errors";
+export {
+  type AuthMiddlewareEvent,
+  type AuthMiddlewareHandler,
+  type AuthMiddlewareOptions,
+  DEFAULT_PREFIX,
+  getSessionInfo,
+  peerAddressOf,
+  type SignedOutRedirect,
+} from "@gatehousejs/core/integration";
 export type {
   Account,
   AdapterUser,
@@ -41,22 +50,15 @@ export type {
   Theme,
   User,
 } from "@gatehousejs/core/types";
-export { peerAddressOf } from "./server/client-address.js";
-export { DEFAULT_PREFIX, type SolidAuthConfig } from "./server/config.js";
 export {
   SolidAuth,
+  type SolidAuthConfig,
   type SolidAuthEvent,
   type SolidAuthHandler,
   type SolidAuthHandlers,
 } from "./server/handler.js";
-export {
-  type AuthMiddlewareEvent,
-  type AuthMiddlewareHandler,
-  type AuthMiddlewareOptions,
-  authMiddleware,
-} from "./server/middleware.js";
-export type { SignedOutRedirect } from "./server/redirect.js";
-export { getCsrfToken, getSessionInfo } from "./server/route-state.js";
+export { authMiddleware } from "./server/middleware.js";
+export { getCsrfToken } from "./server/route-state.js";
 export {
   getSession,
   type RequireSessionOptions,

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
+import { build } from "esbuild";
 import ts from "typescript";
 import { beforeAll, describe, expect, test } from "vitest";
 
@@ -103,7 +104,7 @@ describe("the emitted package", () => {
     }
   });
 
-  test("the client entry loads only solid-js and its own modules; @simplewebauthn/browser only on demand", () => {
+  test("the client entry loads solid-js, core's client and its own modules; @simplewebauthn/browser only on demand", () => {
     const seen = new Set<string>();
     const visit = (file: string) => {
       if (seen.has(file)) return;
@@ -114,7 +115,10 @@ describe("the emitted package", () => {
         if (specifier.startsWith(".")) {
           visit(join(dirname(file), specifier).split("\\").join("/"));
         } else {
-          expect(["solid-js", "solid-js/web"], `${file} imports ${specifier}`).toContain(specifier);
+          expect(
+            ["solid-js", "solid-js/web", "@gatehousejs/core/client"],
+            `${file} imports ${specifier}`,
+          ).toContain(specifier);
         }
       }
       // Dynamic imports: the passkey helpers load the WebAuthn browser library when called.
@@ -123,17 +127,37 @@ describe("the emitted package", () => {
       }
     };
     visit("client/index.js");
-    expect([...seen].sort()).toEqual([
-      "client/base-path.js",
-      "client/errors.js",
-      "client/index.js",
-      "client/passkey.js",
-      "client/session.js",
-      "client/sessions.js",
-      "client/sign-in.js",
-      "client/transport.js",
-    ]);
+    expect([...seen].sort()).toEqual(["client/index.js", "client/passkey.js", "client/session.js"]);
     expect(emitted.get("client/passkey.js")).toMatch(/import\("@simplewebauthn\/browser"\)/);
+  });
+
+  test("bundled for the browser, the client holds no server module of core or of this package", async () => {
+    const result = await build({
+      entryPoints: ["@gatehousejs/solid-start/client"],
+      absWorkingDir: resolve(pkgDir, "../.."),
+      bundle: true,
+      write: false,
+      metafile: true,
+      platform: "browser",
+      format: "esm",
+      conditions: ["gatehouse-source"],
+      external: ["solid-js", "solid-js/web"],
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    const ours = inputs.filter((input) => !input.includes("node_modules/"));
+    expect(ours.length).toBeGreaterThan(3);
+    for (const input of ours) {
+      expect(input, input).toMatch(/(^|\/)packages\/(solid-start|core)\/src\/client\//);
+    }
+    // The only package bundled in: the WebAuthn browser library, behind its dynamic import.
+    const packages = new Set(
+      inputs
+        .filter((input) => input.includes("node_modules/"))
+        .map((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1]),
+    );
+    expect([...packages]).toEqual(["@simplewebauthn/browser"]);
+    expect(inputs.some((input) => input.startsWith("node:"))).toBe(false);
   });
 
   test("the server entry loads solid-js/web only when a session is read in a request", () => {

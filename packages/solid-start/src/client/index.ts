@@ -1,36 +1,35 @@
 /**
  * Gatehouse for SolidStart, browser side: sign in (passkeys too), sign out, the session as
- * signals, a passkey for the signed-in user, and the user's sessions (list, revoke).
- * Nothing here imports server code.
+ * signals, a passkey for the signed-in user, and the user's sessions (list, revoke). Everything
+ * but the signals is `@gatehousejs/core/client`'s, re-exported. Nothing here imports server code.
  * @module
  */
-export type { Session, SessionInfo, User } from "@gatehousejs/core/types";
-export { type ClientConfig, configureClient, DEFAULT_BASE_PATH } from "./base-path.js";
-export { AuthRouteError } from "./errors.js";
 export {
+  AuthRouteError,
+  type ClientConfig,
+  configureClient,
+  DEFAULT_BASE_PATH,
+  listSessions,
   type PasskeyAction,
   type PasskeyOptions,
-  registerPasskey,
-} from "./passkey.js";
+  type RevokeSessionsResult,
+  type RevokeSessionsTarget,
+  revokeSessions,
+  type Session,
+  type SessionInfo,
+  type SessionStatus,
+  type SessionsOptions,
+  type SignInAuthorizationParams,
+  type SignInOptions,
+  type SignInResult,
+  type SignOutOptions,
+  type SignOutResult,
+  signOut,
+  type User,
+} from "@gatehousejs/core/client";
+export { registerPasskey, signIn } from "./passkey.js";
 export {
   type CreateSessionOptions,
   createSession,
   type SessionResource,
-  type SessionStatus,
 } from "./session.js";
-export {
-  listSessions,
-  type RevokeSessionsResult,
-  type RevokeSessionsTarget,
-  revokeSessions,
-  type SessionsOptions,
-} from "./sessions.js";
-export {
-  type SignInAuthorizationParams,
-  type SignInOptions,
-  type SignOutOptions,
-  type SignOutResult,
-  signIn,
-  signOut,
-} from "./sign-in.js";
-export type { SignInResult } from "./transport.js";

@@ -1,14 +1,10 @@
 /**
- * `createSession()`: the session as Solid signals, for components.
+ * `createSession()`: the session as Solid signals, for components, over core's session source.
  */
+import { createSessionSource, type SessionStatus, statusOf } from "@gatehousejs/core/client";
 import type { Session } from "@gatehousejs/core/types";
 import { createSignal, getOwner, onCleanup } from "solid-js";
 import { isServer } from "solid-js/web";
-import { basePathOf } from "./base-path.js";
-import { fetchCsrfToken, onSessionChange } from "./transport.js";
-
-/** Where a session stands: not known yet, present, or absent. */
-export type SessionStatus = "loading" | "authenticated" | "unauthenticated";
 
 /** Options of {@link createSession}. */
 export interface CreateSessionOptions {
@@ -29,18 +25,6 @@ export interface SessionResource {
    * `session` callbacks see `trigger: "update"` and `data`. Resolves with the new session.
    */
   update(data?: unknown): Promise<Session | null>;
-}
-
-function asSession(body: unknown): Session | null {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return null;
-  return Object.keys(body).length === 0 ? null : (body as Session);
-}
-
-async function readSession(response: Response): Promise<Session | null> {
-  if (!response.ok) {
-    throw new Error(`The auth route answered ${response.status} for the session`);
-  }
-  return asSession(await response.json());
 }
 
 /**
@@ -66,57 +50,21 @@ async function readSession(response: Response): Promise<Session | null> {
  * ```
  */
 export function createSession(options: CreateSessionOptions = {}): SessionResource {
-  const base = basePathOf(options.basePath);
   const [session, setSession] = createSignal<Session | null | undefined>(undefined, {
     equals: false,
   });
-  // Answers can arrive out of order: only the latest request may set the signal.
-  let latest = 0;
-
-  const settle = async (request: Promise<Response>): Promise<Session | null> => {
-    const ticket = ++latest;
-    try {
-      const value = await readSession(await request);
-      if (ticket === latest) setSession(value);
-      return value;
-    } catch (error) {
-      if (ticket === latest && session() === undefined) setSession(null);
-      throw error;
-    }
-  };
-
-  const refetch = () =>
-    settle(
-      fetch(`${base}/session`, {
-        headers: { Accept: "application/json" },
-        credentials: "same-origin",
-      }),
-    );
-
-  const update = async (data?: unknown) => {
-    const csrfToken = await fetchCsrfToken(base);
-    return settle(
-      fetch(`${base}/session`, {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
-        body: JSON.stringify({ csrfToken, data }),
-        credentials: "same-origin",
-      }),
-    );
-  };
-
+  const source = createSessionSource({
+    basePath: options.basePath,
+    onChange: (value) => setSession(value),
+  });
   if (!isServer) {
-    refetch().catch(() => undefined);
-    const unsubscribe = onSessionChange(() => {
-      refetch().catch(() => undefined);
-    });
-    if (getOwner()) onCleanup(unsubscribe);
+    const stop = source.follow();
+    if (getOwner()) onCleanup(stop);
   }
-
-  const status = (): SessionStatus => {
-    const value = session();
-    return value === undefined ? "loading" : value ? "authenticated" : "unauthenticated";
+  return {
+    session,
+    status: () => statusOf(session()),
+    refetch: source.refetch,
+    update: source.update,
   };
-
-  return { session, status, refetch, update };
 }

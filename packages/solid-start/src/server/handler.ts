@@ -1,9 +1,13 @@
 /**
  * `SolidAuth()`: the GET and POST handlers of the catch-all auth route.
  */
-import { Auth } from "@gatehousejs/core";
-import { rememberPeer } from "./client-address.js";
-import { effectiveConfig, normalizePrefix, type SolidAuthConfig, underPrefix } from "./config.js";
+import { createAuthRoute, type IntegrationConfig } from "@gatehousejs/core/integration";
+
+/**
+ * The configuration of {@link SolidAuth} and the session helpers: core's `AuthConfig` without
+ * `basePath` (it comes from `prefix`) and without `raw`.
+ */
+export type SolidAuthConfig = IntegrationConfig;
 
 /**
  * What SolidStart hands a route handler, typed by the members Gatehouse reads. SolidStart 1.x
@@ -55,20 +59,8 @@ export interface SolidAuthHandlers {
  * ```
  */
 export function SolidAuth(config: SolidAuthConfig): SolidAuthHandlers {
-  // A bad prefix is a mistake of the code, reported where the route is declared.
-  normalizePrefix(config.prefix);
-  const handle: SolidAuthHandler = async (event) => {
-    const { core, prefix } = effectiveConfig(config);
-    const { request } = event;
-    let pathname: string;
-    try {
-      pathname = new URL(request.url).pathname;
-    } catch {
-      return undefined;
-    }
-    if (!underPrefix(pathname, prefix)) return undefined;
-    rememberPeer(request, event.clientAddress);
-    return Auth(request, core);
-  };
+  const handle: SolidAuthHandler = createAuthRoute<SolidAuthEvent>(config, {
+    clientAddress: (event) => event.clientAddress,
+  });
   return { GET: handle, POST: handle };
 }

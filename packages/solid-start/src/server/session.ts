@@ -1,19 +1,20 @@
 /**
  * Reading the session on the server: `getSession()` for any code with a request, and
- * `requireSession()` for a protected query.
+ * `requireSession()` for a protected query. The SolidStart part is the request event: the
+ * response a renewed cookie goes to, and whether a request is a server function call.
  */
-import { getSession as coreGetSession, createActionURL } from "@gatehousejs/core";
-import type { Session } from "@gatehousejs/core/types";
-import { type Effective, effectiveConfig, type SolidAuthConfig } from "./config.js";
+
 import {
+  appendCookies,
   assertSignedOutRedirect,
+  readSession,
   redirectResponse,
-  requestedPage,
   type SignedOutRedirect,
-  sameSitePath,
-  signInLocation,
-} from "./redirect.js";
-import { appendCookies, currentEvent, type ResponseHeadersHolder } from "./request-event.js";
+  signInRedirect,
+} from "@gatehousejs/core/integration";
+import type { Session } from "@gatehousejs/core/types";
+import type { SolidAuthConfig } from "./handler.js";
+import { currentEvent } from "./request-event.js";
 
 /** A session that names its user: what {@link requireSession} returns. */
 export type SessionWithUser = Session & { user: NonNullable<Session["user"]> };
@@ -27,15 +28,6 @@ export interface RequireSessionOptions extends SignedOutRedirect {
    * (its same-site `Referer`), since the server function's request does not name the new page.
    */
   callbackUrl?: string;
-}
-
-/** The session of `request`, with the cookies the check sets handed to `onCookies`. */
-export async function sessionFor(
-  request: Request,
-  config: SolidAuthConfig,
-  onCookies: (cookies: string[]) => void,
-): Promise<Session | null> {
-  return coreGetSession(request, effectiveConfig(config).core, { onCookies });
 }
 
 /**
@@ -63,8 +55,8 @@ export async function getSession(
   request: Request,
   config: SolidAuthConfig,
 ): Promise<Session | null> {
-  const event: ResponseHeadersHolder | undefined = await currentEvent();
-  return sessionFor(request, config, (cookies) => appendCookies(event, cookies));
+  const event = await currentEvent();
+  return readSession(request, config, (cookies) => appendCookies(event, cookies));
 }
 
 /**
@@ -80,42 +72,6 @@ function isServerFunctionCall(request: Request): boolean {
   } catch {
     return false;
   }
-}
-
-/** The same-site path of the request's `Referer`, when it names a page of the same origin. */
-function refererPage(request: Request): string | undefined {
-  const referer = request.headers.get("referer");
-  if (!referer) return undefined;
-  try {
-    const from = new URL(referer);
-    if (from.origin !== new URL(request.url).origin) return undefined;
-    return sameSitePath(`${from.pathname.replace(/^[/\\]+/, "/")}${from.search}`);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Where {@link requireSession} sends a visitor to sign in. On a server-rendered page it is a
- * relative path. For a server function call the router would navigate to a relative path inside
- * the app, where the auth route's page does not exist, so the location is absolute: built by
- * core's own rule (`url`/`AUTH_URL`, else the request's host only when the host is trusted).
- */
-function signInRedirect(request: Request, effective: Effective, callbackUrl?: string): Response {
-  const explicit = callbackUrl === undefined ? undefined : sameSitePath(callbackUrl);
-  if (!isServerFunctionCall(request)) {
-    return redirectResponse(signInLocation(effective.prefix, explicit ?? requestedPage(request)));
-  }
-  const page = explicit ?? refererPage(request);
-  let protocol = "https";
-  try {
-    protocol = new URL(request.url).protocol;
-  } catch {
-    // Kept https: createActionURL reads the host from the headers.
-  }
-  const action = createActionURL("signin", protocol, request.headers, {}, effective.core);
-  if (page !== undefined) action.searchParams.set("callbackUrl", page);
-  return redirectResponse(action.href);
 }
 
 /**
@@ -153,11 +109,15 @@ export async function requireSession(
       'requireSession() runs only inside a SolidStart request: call it from a "use server" function',
     );
   }
-  const session = await sessionFor(event.request, config, (cookies) =>
+  const session = await readSession(event.request, config, (cookies) =>
     appendCookies(event, cookies),
   );
   if (session?.user) return session as SessionWithUser;
-  if (options.signIn)
-    throw signInRedirect(event.request, effectiveConfig(config), options.callbackUrl);
+  if (options.signIn) {
+    throw signInRedirect(event.request, config, {
+      callbackUrl: options.callbackUrl,
+      serverFunction: isServerFunctionCall(event.request),
+    });
+  }
   throw redirectResponse(options.redirectTo ?? "/");
 }

@@ -1,7 +1,7 @@
 /**
  * `listSessions()` and `revokeSessions()`: the signed-in user's own sessions, from the browser.
  */
-import type { SessionInfo } from "@gatehousejs/core/types";
+import type { SessionInfo } from "../types.js";
 import { basePathOf } from "./base-path.js";
 import { AuthRouteError, retryAfterOf } from "./errors.js";
 import { fetchCsrfToken, sessionChanged } from "./transport.js";
@@ -62,7 +62,7 @@ function isSessionList(body: unknown): body is { sessions: SessionInfo[] } {
  *
  * @example
  * ```ts
- * import { listSessions } from "@gatehousejs/solid-start/client";
+ * import { listSessions } from "@gatehousejs/core/client";
  *
  * const sessions = await listSessions();
  * for (const session of sessions ?? []) {
@@ -93,12 +93,12 @@ function bodyOf(target: RevokeSessionsTarget): Record<string, string | true> {
  * Ends sessions of the signed-in user (`POST <basePath>/sessions/revoke`, with the CSRF token):
  * one by its `id`, all the others (`{ others: true }`: "sign out everywhere else"), or all of
  * them (`{ all: true }`, which signs this browser out too). Resolves with how many ended; an id
- * that is not one of the user's sessions ends nothing. Sessions made by `createSession` refetch
- * when this browser's own session may have ended.
+ * that is not one of the user's sessions ends nothing. Session sources that follow this client
+ * (`createSessionSource`) refetch when this browser's own session may have ended.
  *
  * @example
  * ```ts
- * import { revokeSessions } from "@gatehousejs/solid-start/client";
+ * import { revokeSessions } from "@gatehousejs/core/client";
  *
  * const { revoked } = await revokeSessions({ others: true });
  * console.log(`Signed out of ${revoked} other sessions`);

@@ -4,8 +4,8 @@
  */
 
 /**
- * Where {@link requireSession} and {@link authMiddleware} send a visitor without a session.
- * Set one of the two, or neither for the default `/`.
+ * Where a protection helper (an integration's `requireSession`, `createAuthMiddleware`)
+ * sends a visitor without a session. Set one of the two, or neither for the default `/`.
  */
 export interface SignedOutRedirect {
   /**
@@ -25,7 +25,7 @@ export interface SignedOutRedirect {
 /**
  * A `302` response to `location`: what `redirect()` of `@solidjs/router` builds, and what the
  * router and SolidStart follow when a query or server function throws or returns it. Built here
- * so the server entry does not load the router's browser build.
+ * so that a server entry does not load a router's browser build.
  */
 export function redirectResponse(location: string, headers?: Headers): Response {
   const out = new Headers(headers);

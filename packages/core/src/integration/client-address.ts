@@ -1,23 +1,28 @@
 /**
- * The client's address for core's rate limits, from the SolidStart event: `event.clientAddress`,
- * which SolidStart reads from the socket (h3's `getRequestIP`, without `X-Forwarded-For`). Used
- * only when the app configured neither `clientAddress` nor `trustedProxies`
- * (`AUTH_TRUSTED_PROXIES`), and only when the peer is a public address: a private or loopback
- * peer is most likely a proxy or load balancer, and counting every client behind it as one would
- * let anyone lock everyone out. Behind a proxy, set `trustedProxies`.
+ * The client's address for core's rate limits, from the framework: the socket's peer address,
+ * which the integration reads from its event (SolidStart's `event.clientAddress`, h3's
+ * `getRequestIP` without `X-Forwarded-For`) and hands to the auth route (`createAuthRoute`'s
+ * `clientAddress`). Used only when the app configured neither `clientAddress` nor
+ * `trustedProxies` (`AUTH_TRUSTED_PROXIES`), and only when the peer is a public address: a
+ * private or loopback peer is most likely a proxy or load balancer, and counting every client
+ * behind it as one would let anyone lock everyone out. Behind a proxy, set `trustedProxies`.
  *
  * Outside production a loopback peer counts too: on a developer's machine the browser talking to
  * `localhost` is the person at the keyboard, and the limits should show there as they will for
  * real clients. A production build (Nitro and Vite replace `process.env.NODE_ENV` when they
  * build) never does, whatever the environment says at run time.
  */
-import { clientAddressFallback } from "@gatehousejs/core";
-import type { ClientAddressResolver } from "@gatehousejs/core/types";
+import { clientAddressFallback } from "../index.js";
+import type { ClientAddressResolver } from "../types.js";
 import { isProduction } from "./mode.js";
 
+/**
+ * The peer address of each request on its way to `Auth()`. Core calls the `clientAddress` hook
+ * with the very `Request` it was handed, and has no per-request option: the request is the key.
+ */
 const peers = new WeakMap<Request, string>();
 
-/** Remembers the socket address SolidStart gave for this request. */
+/** Remembers the socket address the framework gave for this request. */
 export function rememberPeer(request: Request, address: unknown): void {
   if (typeof address === "string" && address !== "") peers.set(request, address);
 }
@@ -61,17 +66,18 @@ export function isLoopbackAddress(address: string): boolean {
 }
 
 /**
- * The socket address SolidStart gave for a request to the auth route, whatever it is (loopback
- * and private addresses included), or `null` when none was given. For an app's own
+ * The socket address the framework gave for a request to the auth route, whatever it is
+ * (loopback and private addresses included), or `null` when none was given. For an app's own
  * `clientAddress` hook when it knows nothing stands between the browser and the server, such as
  * a demo run on the developer's machine from a production build.
  *
  * @example
  * ```ts
- * import { peerAddressOf, type SolidAuthConfig } from "@gatehousejs/solid-start";
+ * import type { AuthConfig } from "@gatehousejs/core";
+ * import { peerAddressOf } from "@gatehousejs/core/integration";
  *
  * // No proxy in front of this server: the socket's peer is the client.
- * export const authConfig: SolidAuthConfig = { providers: [], clientAddress: peerAddressOf };
+ * export const authConfig: AuthConfig = { providers: [], clientAddress: peerAddressOf };
  * ```
  */
 export function peerAddressOf(request: Request): string | null {

@@ -9,7 +9,7 @@
  *
  * @example
  * ```ts
- * import { AuthRouteError, signOut } from "@gatehousejs/solid-start/client";
+ * import { AuthRouteError, signOut } from "@gatehousejs/core/client";
  *
  * try {
  *   await signOut({ redirectTo: "/" });

@@ -2,14 +2,17 @@
  * The base path of the auth route, as the browser client sees it.
  */
 
-/** The default base path: where `src/routes/api/auth/[...solidauth].ts` mounts the route. */
+/**
+ * The default base path, `/api/auth`: where the framework integrations mount the auth route
+ * (in SolidStart, the route file `src/routes/api/auth/[...solidauth].ts`).
+ */
 export const DEFAULT_BASE_PATH = "/api/auth";
 
 let configured = DEFAULT_BASE_PATH;
 
 /** Options of {@link configureClient}. */
 export interface ClientConfig {
-  /** The prefix of the auth route (the server's `prefix`). Default `/api/auth`. */
+  /** Where the auth route is mounted (the server's `prefix` or `basePath`). Default `/api/auth`. */
   basePath?: string;
 }
 
@@ -22,13 +25,13 @@ function normalize(basePath: string): string {
 }
 
 /**
- * Sets the base path every later `signIn`, `signOut` and `createSession` call uses when it is
- * not given one. Call it once, where the app starts, when the server's `prefix` is not
- * `/api/auth`. An absolute URL (`https://auth.example.com/api/auth`) is accepted too.
+ * Sets the base path that every later call of the client (`signIn`, `signOut`, the session and
+ * sessions helpers) uses when it is not given one. Call it once, where the app starts, when the
+ * auth route is not mounted on `/api/auth`. An absolute URL (`https://auth.example.com/api/auth`) is accepted too.
  *
  * @example
  * ```ts
- * import { configureClient } from "@gatehousejs/solid-start/client";
+ * import { configureClient } from "@gatehousejs/core/client";
  *
  * configureClient({ basePath: "/auth" });
  * ```

@@ -3,7 +3,13 @@
  */
 import { basePathOf } from "./base-path.js";
 import { AuthRouteError } from "./errors.js";
-import { passkeyCeremony, WEBAUTHN_PROVIDER_IDS } from "./passkey.js";
+import {
+  type LoadWebAuthnBrowser,
+  type PasskeyOptions,
+  passkeyCeremony,
+  type RegisterPasskey,
+  WEBAUTHN_PROVIDER_IDS,
+} from "./passkey.js";
 import {
   browserLocation,
   fetchCsrfToken,
@@ -96,17 +102,20 @@ function resultOf(
  * - `"passkey"` or `"webauthn"` (core's WebAuthn providers): the browser's passkey prompt, with
  *   the options of `<basePath>/webauthn-options/<provider>`, then its answer posted to
  *   `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey instead (as
- *   `registerPasskey()` does). `@simplewebauthn/browser` is loaded for this call only.
+ *   `registerPasskey()` does). This needs the `signIn` of {@link withPasskeys}, which holds the
+ *   WebAuthn browser library and loads it for such a call only; the plain `signIn` of
+ *   `@gatehousejs/core/client` rejects with a `TypeError` before any request.
  * - Any other provider: posts to `<basePath>/signin/<provider>` (an OAuth provider answers with
  *   its authorization URL, an email provider sends its link).
  *
  * With `redirect: false` the page stays and the promise resolves with the outcome; a wrong
- * password is `{ ok: false, error: "CredentialsSignin", code: "credentials" }`. Sessions made by
- * {@link createSession} refetch after a sign-in that did not navigate.
+ * password is `{ ok: false, error: "CredentialsSignin", code: "credentials" }`. Session sources
+ * (`createSessionSource`, and the framework integrations' sessions built on it) refetch after a
+ * sign-in that did not navigate.
  *
  * @example
  * ```ts
- * import { signIn } from "@gatehousejs/solid-start/client";
+ * import { signIn } from "@gatehousejs/core/client";
  *
  * const result = await signIn("credentials", {
  *   username: "alice",
@@ -116,20 +125,25 @@ function resultOf(
  * if (result.error === "CredentialsSignin") console.log("Wrong username or password");
  * ```
  */
-export async function signIn(
+export interface SignIn {
+  (
+    provider: string | undefined,
+    options: SignInOptions & { redirect: false },
+    authorizationParams?: SignInAuthorizationParams,
+  ): Promise<SignInResult>;
+  (
+    provider?: string,
+    options?: SignInOptions,
+    authorizationParams?: SignInAuthorizationParams,
+  ): Promise<SignInResult | undefined>;
+}
+
+/** One sign-in; `load` is the WebAuthn browser library, when the client has one. */
+async function signInUsing(
+  load: LoadWebAuthnBrowser | undefined,
   provider: string | undefined,
-  options: SignInOptions & { redirect: false },
-  authorizationParams?: SignInAuthorizationParams,
-): Promise<SignInResult>;
-export async function signIn(
-  provider?: string,
-  options?: SignInOptions,
-  authorizationParams?: SignInAuthorizationParams,
-): Promise<SignInResult | undefined>;
-export async function signIn(
-  provider?: string,
-  options: SignInOptions = {},
-  authorizationParams?: SignInAuthorizationParams,
+  options: SignInOptions,
+  authorizationParams: SignInAuthorizationParams | undefined,
 ): Promise<SignInResult | undefined> {
   const { redirectTo, callbackUrl, redirect = true, basePath, ...fields } = options;
   const base = basePathOf(basePath);
@@ -140,7 +154,7 @@ export async function signIn(
     return undefined;
   }
   if (WEBAUTHN_PROVIDER_IDS.includes(provider)) {
-    return passkeyCeremony(fields.action === "register" ? "register" : "authenticate", {
+    return passkeyCeremony(load, fields.action === "register" ? "register" : "authenticate", {
       provider,
       redirectTo: target,
       redirect,
@@ -166,13 +180,77 @@ export async function signIn(
   return result;
 }
 
+/** The `signIn` of a client with the WebAuthn browser library `load` gives, or none. */
+function signInWith(load: LoadWebAuthnBrowser | undefined): SignIn {
+  function signIn(
+    provider: string | undefined,
+    options: SignInOptions & { redirect: false },
+    authorizationParams?: SignInAuthorizationParams,
+  ): Promise<SignInResult>;
+  function signIn(
+    provider?: string,
+    options?: SignInOptions,
+    authorizationParams?: SignInAuthorizationParams,
+  ): Promise<SignInResult | undefined>;
+  function signIn(
+    provider?: string,
+    options: SignInOptions = {},
+    authorizationParams?: SignInAuthorizationParams,
+  ): Promise<SignInResult | undefined> {
+    return signInUsing(load, provider, options, authorizationParams);
+  }
+  return signIn;
+}
+
+/**
+ * Signs in with a provider: see {@link SignIn}. Passkeys (`"passkey"`, `"webauthn"`) need the
+ * `signIn` of {@link withPasskeys}; this one rejects them with a `TypeError`, before any request.
+ */
+export const signIn: SignIn = /* @__PURE__ */ signInWith(undefined);
+
+/** What {@link withPasskeys} returns: a `signIn` that runs passkeys, and `registerPasskey`. */
+export interface PasskeyClient {
+  signIn: SignIn;
+  registerPasskey: RegisterPasskey;
+}
+
+/**
+ * `signIn` and `registerPasskey` with passkeys, given the browser side of WebAuthn: a function
+ * that loads it, called on the first passkey ceremony only, so a page that signs in with a
+ * password never downloads the library. Call it once, where the app's (or the framework
+ * integration's) client starts. `@simplewebauthn/browser` 13 or later fits as it is.
+ *
+ * @example
+ * ```ts
+ * import { type LoadWebAuthnBrowser, withPasskeys } from "@gatehousejs/core/client";
+ *
+ * // In the app: () => import("@simplewebauthn/browser")
+ * declare const loadWebAuthn: LoadWebAuthnBrowser;
+ * export const { signIn, registerPasskey } = withPasskeys(loadWebAuthn);
+ *
+ * await registerPasskey({ redirect: false });
+ * await signIn("passkey", { redirectTo: "/account" });
+ * ```
+ */
+export function withPasskeys(load: LoadWebAuthnBrowser): PasskeyClient {
+  if (typeof load !== "function") {
+    throw new TypeError("withPasskeys takes a function that loads the WebAuthn browser library");
+  }
+  function registerPasskey(options: PasskeyOptions & { redirect: false }): Promise<SignInResult>;
+  function registerPasskey(options?: PasskeyOptions): Promise<SignInResult | undefined>;
+  function registerPasskey(options: PasskeyOptions = {}): Promise<SignInResult | undefined> {
+    return passkeyCeremony(load, "register", options);
+  }
+  return { signIn: signInWith(load), registerPasskey };
+}
+
 /**
  * Signs out: posts to `<basePath>/signout` (with the CSRF token) and navigates to where the
  * server sends the browser, or with `redirect: false` stays and resolves with that URL.
  *
  * @example
  * ```ts
- * import { signOut } from "@gatehousejs/solid-start/client";
+ * import { signOut } from "@gatehousejs/core/client";
  *
  * await signOut({ redirectTo: "/" });
  * ```

@@ -1,11 +1,12 @@
 /**
- * Path matching for the middleware. A request path is read in two spellings, and the middleware
- * checks the session when either falls under a protected pattern:
+ * Path matching for an integration's middleware. A request path is read in two spellings, and
+ * the middleware checks the session when either falls under a protected pattern:
  *
- * - the router's ({@link routerPath}): what `@solidjs/router` matches. It splits the pathname
- *   of the request URL (already resolved by the URL parser: `/a/../b`, `/a/%2e%2e/b`, `\` as
- *   `/`) on `/` only, drops empty segments and compares static segments case-insensitively. It
- *   does not decode: `/admin/..%2Fpublic` is the route `/admin/:id` with the id `..%2Fpublic`.
+ * - the router's ({@link routerPath}): what a router such as `@solidjs/router` matches. It
+ *   splits the pathname of the request URL (already resolved by the URL parser: `/a/../b`,
+ *   `/a/%2e%2e/b`, `\` as `/`) on `/` only, drops empty segments and compares static segments
+ *   case-insensitively. It does not decode: `/admin/..%2Fpublic` is the route `/admin/:id` with
+ *   the id `..%2Fpublic`.
  * - the decoded one ({@link canonicalPath}): percent-escapes decoded (`/%61dmin`,
  *   `/admin%2Fx`), `\` as `/`, empty and `.` segments dropped, `..` resolved after decoding,
  *   lowercased. This is how a server or proxy that decodes before routing would read it.
@@ -68,14 +69,12 @@ export interface PathPattern {
  */
 export function compilePattern(pattern: string): PathPattern {
   if (typeof pattern !== "string" || !pattern.startsWith("/")) {
-    throw new TypeError(`authMiddleware: a protected path must start with "/" (got ${pattern})`);
+    throw new TypeError(`A protected path must start with "/" (got ${pattern})`);
   }
   const prefix = pattern === "/*" || pattern.endsWith("/*");
   const body = prefix ? pattern.slice(0, -2) : pattern;
   if (body.includes("*")) {
-    throw new TypeError(
-      `authMiddleware: "*" may only end a protected path, as "/admin/*" (got ${pattern})`,
-    );
+    throw new TypeError(`"*" may only end a protected path, as "/admin/*" (got ${pattern})`);
   }
   return { path: canonicalPath(body), prefix };
 }
@@ -92,7 +91,7 @@ export function underCanonical(path: string, base: string): boolean {
   return path === base || base === "/" || path.startsWith(`${base}/`);
 }
 
-/** Extensions of files a SolidStart app serves as static assets. */
+/** Extensions of files an app's build serves as static assets. */
 const ASSET_EXTENSIONS = new Set([
   "js",
   "mjs",
@@ -125,12 +124,13 @@ const ASSET_EXTENSIONS = new Set([
 ]);
 
 /**
- * Whether a path (in either spelling) is a static asset: the build output (`/_build/…`), server
- * assets and functions (`/_server`, `/_server/…`), or a file with an asset extension whose name
- * holds no percent-escape (built files never do; `..%2Fx.css` is a route parameter, not a file).
+ * Whether a path (in either spelling) is a static asset: under one of the framework's `roots`
+ * (SolidStart's build output `/_build/…`, its server assets and functions `/_server…`), or a
+ * file with an asset extension whose name holds no percent-escape (built files never do;
+ * `..%2Fx.css` is a route parameter, not a file).
  */
-export function isAssetPath(path: string): boolean {
-  if (underCanonical(path, "/_build") || underCanonical(path, "/_server")) return true;
+export function isAssetPath(path: string, roots: readonly string[]): boolean {
+  if (roots.some((root) => underCanonical(path, root))) return true;
   const last = path.slice(path.lastIndexOf("/") + 1);
   if (last.includes("%")) return false;
   const dot = last.lastIndexOf(".");

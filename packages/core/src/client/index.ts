@@ -1,0 +1,43 @@
+/**
+ * Gatehouse in the browser, for any framework: sign in (passkeys too, with {@link withPasskeys}),
+ * sign out, the session, and the user's sessions (list, revoke), all over `fetch` against the
+ * auth route. Nothing here imports server code or Node.js modules. Framework integrations
+ * (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
+ * @module
+ */
+export type { Session, SessionInfo, User } from "../types.js";
+export { type ClientConfig, configureClient, DEFAULT_BASE_PATH } from "./base-path.js";
+export { AuthRouteError } from "./errors.js";
+export type {
+  LoadWebAuthnBrowser,
+  PasskeyAction,
+  PasskeyOptions,
+  RegisterPasskey,
+  WebAuthnBrowser,
+} from "./passkey.js";
+export {
+  createSessionSource,
+  type SessionSource,
+  type SessionSourceOptions,
+  type SessionStatus,
+  statusOf,
+} from "./session.js";
+export {
+  listSessions,
+  type RevokeSessionsResult,
+  type RevokeSessionsTarget,
+  revokeSessions,
+  type SessionsOptions,
+} from "./sessions.js";
+export {
+  type PasskeyClient,
+  type SignIn,
+  type SignInAuthorizationParams,
+  type SignInOptions,
+  type SignOutOptions,
+  type SignOutResult,
+  signIn,
+  signOut,
+  withPasskeys,
+} from "./sign-in.js";
+export { onSessionChange, type SignInResult } from "./transport.js";
