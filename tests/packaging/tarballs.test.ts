@@ -3,9 +3,20 @@
  * published: `npm run pack` writes every package's tarball into one folder, a fresh app outside
  * the workspace (its own package.json, no workspace links) installs the core tarball from there,
  * compiles the README's minimal server with `tsc` as the README says, starts it and signs in.
+ * Every provider subpath of core and of the SolidStart package, and core's client and
+ * integration entries, resolve there by package name, for `tsc --module nodenext` and for Node.js.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -21,6 +32,14 @@ let tarballs: string[] = [];
 let server: ChildProcess | undefined;
 let origin = "";
 let output = "";
+
+/** The provider ids of core's sources: the modules of packages/core/src/providers (not `_shared/`). */
+function providerIds(): string[] {
+  return readdirSync(join(root, "packages/core/src/providers"))
+    .filter((name) => /^[a-z0-9-]+\.ts$/.test(name))
+    .map((name) => name.slice(0, -".ts".length))
+    .sort();
+}
 
 /** The version of a package the workspace has installed, so the fresh app gets the same one. */
 function installed(name: string): string {
@@ -72,6 +91,17 @@ describe.skipIf(!built)("the packed tarballs in a fresh app", () => {
     });
   }, 240_000);
 
+  // The SolidStart package is unpacked beside core, not installed: its peers (solid-js) and
+  // its browser dependency are not needed to resolve the provider modules, which only re-export
+  // core's.
+  function unpackSolidStart(): void {
+    const tarball = tarballs.find((file) => basename(file).startsWith("gatehousejs-solid-start-"));
+    const target = join(app, "node_modules/@gatehousejs/solid-start");
+    if (existsSync(target)) return;
+    mkdirSync(target, { recursive: true });
+    execFileSync("tar", ["-xzf", tarball!, "-C", target, "--strip-components=1"]);
+  }
+
   afterAll(async () => {
     server?.kill();
     if (app) rmSync(app, { recursive: true, force: true });
@@ -95,6 +125,69 @@ describe.skipIf(!built)("the packed tarballs in a fresh app", () => {
     expect(lstatSync(installedCore).isSymbolicLink()).toBe(false);
     expect(existsSync(join(installedCore, "dist/index.js"))).toBe(true);
     expect(existsSync(join(app, "node_modules/jose/package.json"))).toBe(true);
+  });
+
+  test("the tarball ships one built provider module per provider of core's sources", () => {
+    const dist = join(app, "node_modules/@gatehousejs/core/dist/providers");
+    const shipped = readdirSync(dist)
+      .filter((name) => name.endsWith(".js"))
+      .map((name) => name.slice(0, -".js".length))
+      .sort();
+    expect(shipped).toEqual(providerIds());
+    expect(providerIds().length).toBeGreaterThanOrEqual(25);
+  });
+
+  test("every provider subpath of both packages, and core's client and integration, resolve by name for tsc (nodenext) and Node.js", () => {
+    unpackSolidStart();
+    const ids = providerIds();
+    const name = (id: string) => id.replace(/-(.)/g, (_, c: string) => c.toUpperCase());
+    const lines = [
+      'import { signIn, withPasskeys } from "@gatehousejs/core/client";',
+      'import { createAuthRoute } from "@gatehousejs/core/integration";',
+      ...ids.flatMap((id) => [
+        `import core_${name(id)} from "@gatehousejs/core/providers/${id}";`,
+        `import solid_${name(id)} from "@gatehousejs/solid-start/providers/${id}";`,
+      ]),
+      "const pairs: [string, unknown, unknown][] = [",
+      ...ids.map((id) => `  [${JSON.stringify(id)}, core_${name(id)}, solid_${name(id)}],`),
+      "];",
+      'const different = pairs.filter(([, a, b]) => typeof a !== "function" || a !== b);',
+      "console.log(JSON.stringify({ providers: pairs.length, different: different.map(([id]) => id),",
+      "  client: [typeof signIn, typeof withPasskeys], integration: typeof createAuthRoute }));",
+      "",
+    ];
+    writeFileSync(join(app, "subpaths.ts"), lines.join("\n"));
+    const tsc = join(app, "node_modules/typescript/bin/tsc");
+    const flags = ["--module", "nodenext", "--target", "es2022", "--strict", "--types", "node"];
+    execFileSync(process.execPath, [tsc, ...flags, "subpaths.ts"], { cwd: app, stdio: "pipe" });
+    const out = execFileSync(process.execPath, ["subpaths.js"], { cwd: app, encoding: "utf8" });
+    expect(JSON.parse(out)).toEqual({
+      providers: ids.length,
+      different: [],
+      client: ["function", "function"],
+      integration: "function",
+    });
+  });
+
+  test("core's internal provider helpers (providers/_shared) are not a subpath", () => {
+    writeFileSync(
+      join(app, "shared.ts"),
+      'export * from "@gatehousejs/core/providers/_shared/claims";\n',
+    );
+    const tsc = join(app, "node_modules/typescript/bin/tsc");
+    const compiled = spawnSync(
+      process.execPath,
+      [tsc, "--module", "nodenext", "--target", "es2022", "--noEmit", "shared.ts"],
+      { cwd: app, encoding: "utf8" },
+    );
+    expect(compiled.status).not.toBe(0);
+    expect(compiled.stdout).toMatch(/TS2307|TS2305|Cannot find module/);
+    const loaded = spawnSync(
+      process.execPath,
+      ["--input-type=module", "-e", 'await import("@gatehousejs/core/providers/_shared/claims");'],
+      { cwd: app, encoding: "utf8" },
+    );
+    expect(loaded.stderr).toMatch(/ERR_PACKAGE_PATH_NOT_EXPORTED/);
   });
 
   test("the README's minimal server compiles with tsc as the README says, runs and signs in", async () => {

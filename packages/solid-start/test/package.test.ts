@@ -19,9 +19,18 @@ const pkg = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as {
   peerDependenciesMeta: Record<string, { optional?: boolean }>;
   sideEffects: boolean;
 };
-const core = JSON.parse(readFileSync(join(pkgDir, "../core/package.json"), "utf8")) as {
-  exports: Record<string, unknown>;
-};
+
+/** The files a `gatehouse-source` target names: itself, or every file its `*` matches. */
+function sourcesOf(target: Target): string[] {
+  const source = target["gatehouse-source"];
+  if (!source.includes("*")) return [join(pkgDir, source)];
+  // Patterns here are `<folder>/*<suffix>`: every file of the folder with that suffix.
+  const [folder = "", after = ""] = source.split("*");
+  const dir = join(pkgDir, folder);
+  return readdirSync(dir)
+    .filter((name) => name.endsWith(after))
+    .map((name) => join(dir, name));
+}
 
 /** The emitted files (declarations and JavaScript, comments removed), by path under src. */
 const emitted = new Map<string, string>();
@@ -29,7 +38,7 @@ const emitted = new Map<string, string>();
 beforeAll(() => {
   const roots = Object.values(pkg.exports)
     .filter((t): t is Target => typeof t === "object")
-    .map((t) => join(pkgDir, t["gatehouse-source"]));
+    .flatMap(sourcesOf);
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.NodeNext,
@@ -61,24 +70,28 @@ describe("the exports map", () => {
     for (const [name, target] of Object.entries(pkg.exports)) {
       if (typeof target === "string") continue;
       const source = target["gatehouse-source"];
-      expect(existsSync(join(pkgDir, source)), `${name} → ${source}`).toBe(true);
+      const files = sourcesOf(target);
+      expect(files.length, `${name} → ${source}`).toBeGreaterThan(0);
+      for (const file of files) expect(existsSync(file), `${name} → ${file}`).toBe(true);
       const base = source.replace(/^\.\/src\//, "./dist/").replace(/\.ts$/, "");
       expect(target.types, name).toBe(`${base}.d.ts`);
       expect(target.default, name).toBe(`${base}.js`);
     }
   });
 
-  test("one subpath per provider of @gatehousejs/core, and the adapters and client entries", () => {
-    const coreProviders = Object.keys(core.exports).filter((k) => k.startsWith("./providers/"));
-    const ours = Object.keys(pkg.exports).filter((k) => k.startsWith("./providers/"));
-    expect(ours.sort()).toEqual(coreProviders.sort());
-    expect(Object.keys(pkg.exports)).toEqual(
-      expect.arrayContaining([".", "./client", "./adapters"]),
-    );
-    const files = readdirSync(join(srcDir, "providers")).map(
-      (f) => `./providers/${f.replace(/\.ts$/, "")}`,
-    );
-    expect(files.sort()).toEqual(ours.sort());
+  test("the providers are one pattern entry, beside the root, client and adapters entries", () => {
+    expect(Object.keys(pkg.exports)).toEqual([
+      ".",
+      "./client",
+      "./adapters",
+      "./providers/*",
+      "./package.json",
+    ]);
+    expect(pkg.exports["./providers/*"]).toEqual({
+      "gatehouse-source": "./src/providers/*.ts",
+      types: "./dist/providers/*.d.ts",
+      default: "./dist/providers/*.js",
+    });
   });
 
   test("peers: solid-js required, the router and SolidStart optional; no side effects", () => {

@@ -1,10 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The credentials provider of `@gatehousejs/core`, for SolidStart apps.
+ * The `credentials` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export {
-  type CredentialInput,
-  type CredentialsConfig,
-  type CredentialsOptions,
-  default,
-} from "@gatehousejs/core/providers/credentials";
+export * from "@gatehousejs/core/providers/credentials";
+export { default } from "@gatehousejs/core/providers/credentials";

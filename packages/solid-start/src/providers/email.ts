@@ -1,11 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The email-link provider of `@gatehousejs/core` (bring your own sender), for SolidStart apps.
+ * The `email` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export {
-  default,
-  type EmailConfig,
-  type EmailOptions,
-  normalizeEmail,
-  signInEmail,
-} from "@gatehousejs/core/providers/email";
+export * from "@gatehousejs/core/providers/email";
+export { default } from "@gatehousejs/core/providers/email";

@@ -1,9 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The email-link provider of `@gatehousejs/core` that sends through nodemailer, for SolidStart apps.
+ * The `nodemailer` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export {
-  default,
-  type EmailConfig,
-  type NodemailerOptions,
-} from "@gatehousejs/core/providers/nodemailer";
+export * from "@gatehousejs/core/providers/nodemailer";
+export { default } from "@gatehousejs/core/providers/nodemailer";

@@ -1,5 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The OpenID Connect provider of `@gatehousejs/core`, for SolidStart apps.
+ * The `oidc` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export { default, type OAuthConfig, type OIDCOptions } from "@gatehousejs/core/providers/oidc";
+export * from "@gatehousejs/core/providers/oidc";
+export { default } from "@gatehousejs/core/providers/oidc";

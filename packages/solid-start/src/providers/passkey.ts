@@ -1,5 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The passkey provider of `@gatehousejs/core`, for SolidStart apps.
+ * The `passkey` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export { default, type WebAuthnConfig } from "@gatehousejs/core/providers/passkey";
+export * from "@gatehousejs/core/providers/passkey";
+export { default } from "@gatehousejs/core/providers/passkey";

@@ -1,13 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The TikTok provider of `@gatehousejs/core`, for SolidStart apps.
+ * The `tiktok` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export {
-  DEFAULT_TIKTOK_FIELDS,
-  DEFAULT_TIKTOK_SCOPE,
-  default,
-  type TikTokError,
-  type TikTokOptions,
-  type TikTokProfile,
-  type TikTokUser,
-} from "@gatehousejs/core/providers/tiktok";
+export * from "@gatehousejs/core/providers/tiktok";
+export { default } from "@gatehousejs/core/providers/tiktok";

@@ -1,12 +1,7 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The WebAuthn provider of `@gatehousejs/core`, for SolidStart apps.
+ * The `webauthn` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
-export {
-  DEFAULT_WEBAUTHN_TIMEOUT,
-  default,
-  type RelyingParty,
-  type WebAuthnConfig,
-  type WebAuthnOptions,
-  type WebAuthnUserInfo,
-} from "@gatehousejs/core/providers/webauthn";
+export * from "@gatehousejs/core/providers/webauthn";
+export { default } from "@gatehousejs/core/providers/webauthn";

@@ -1,5 +1,6 @@
+// Written by scripts/providers.mjs: do not edit (run `node scripts/providers.mjs`).
 /**
- * The ZITADEL provider of `@gatehousejs/core`, for SolidStart apps.
+ * The `zitadel` provider of `@gatehousejs/core`, for SolidStart apps: the same module.
  * @module
  */
 export * from "@gatehousejs/core/providers/zitadel";
