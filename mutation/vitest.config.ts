@@ -24,7 +24,7 @@ const only = (process.env.MUTATE_TESTS ?? "")
 
 interface Manifest {
   name: string;
-  exports?: Record<string, string | Record<string, string>>;
+  exports?: Record<string, string | Record<string, string> | null>;
 }
 
 /** `@gatehousejs/<pkg>/<subpath>` → its source file, for every package of the workspace. */
@@ -38,7 +38,9 @@ function sourceAliases(): { find: RegExp; replacement: string }[] {
       continue;
     }
     for (const [subpath, target] of Object.entries(manifest.exports ?? {})) {
-      const source = typeof target === "object" ? target["gatehouse-source"] : undefined;
+      // A `null` target closes a subpath (`"./internal/*": null`): nothing to alias.
+      const source =
+        typeof target === "object" && target !== null ? target["gatehouse-source"] : undefined;
       if (!source) continue;
       const specifier = manifest.name + subpath.slice(1);
       const escaped = specifier.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");

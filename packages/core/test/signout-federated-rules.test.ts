@@ -6,9 +6,11 @@
  * discovery is served by a stub `fetch`; sessions are sealed straight into the cookie.
  */
 import { randomUUID } from "node:crypto";
-import { customFetch } from "@gatehousejs/core";
+import { customFetch, skipCSRFCheck } from "@gatehousejs/core";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { encode } from "@gatehousejs/core/jwt";
+import Credentials from "@gatehousejs/core/providers/credentials";
+import GitHub from "@gatehousejs/core/providers/github";
 import OIDC from "@gatehousejs/core/providers/oidc";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test } from "vitest";
@@ -198,5 +200,165 @@ describe("the ID token hint", () => {
       "account-token",
     );
     expect(await adapter.getSessionAndUser("st")).toBeNull();
+  });
+});
+
+/** The errors logged so far under `config`. */
+function loggedErrors(config: AuthConfig): Error[] {
+  return (config.logger as ReturnType<typeof recordingLogger>).error.mock.calls.map(
+    (call) => call[0] as Error,
+  );
+}
+
+describe("the request's own words", () => {
+  test("a JSON body's federated true and false are read like the form's", async () => {
+    const a = idp("a");
+    const asked = jwtConfig([a.provider]);
+    const jar = await withJwt({});
+    let token = await csrfToken(asked, jar);
+    const on = await send(asked, jar, "/auth/signout", {
+      json: { csrfToken: token, callbackUrl: `${ORIGIN}/bye`, federated: true },
+    });
+    expectProviderLogout(new URL(on.headers.get("location") ?? ""), a.endpoint, "client-of-a");
+
+    const b = idp("b", { federatedLogout: true });
+    const byDefault = jwtConfig([b.provider]);
+    const other = await withJwt({});
+    token = await csrfToken(byDefault, other);
+    const off = await send(byDefault, other, "/auth/signout", {
+      json: { csrfToken: token, callbackUrl: `${ORIGIN}/bye`, federated: false },
+    });
+    expect(off.headers.get("location")).toBe(`${ORIGIN}/bye`);
+    expect(loggedErrors(asked)).toEqual([]);
+    expect(loggedErrors(byDefault)).toEqual([]);
+  });
+
+  test("a sign-out without a body (the app checks CSRF itself) follows the provider's federatedLogout", async () => {
+    const a = idp("a", { federatedLogout: true });
+    const config: AuthConfig = { ...jwtConfig([a.provider]), skipCSRFCheck };
+    const response = await send(config, await withJwt({}), "/auth/signout", { method: "POST" });
+    expect(response.status).toBe(302);
+    const target = new URL(response.headers.get("location") ?? "");
+    expect(`${target.origin}${target.pathname}`).toBe(a.endpoint);
+    expect(loggedErrors(config)).toEqual([]);
+  });
+});
+
+describe("which provider, among providers of every kind", () => {
+  test("the one OIDC provider is the one beside OAuth and credentials providers; naming an OAuth one ends only the local session", async () => {
+    const a = idp("a");
+    const config = jwtConfig([
+      Credentials({ credentials: {}, authorize: () => null }),
+      GitHub({ clientId: "gh-id", clientSecret: "gh-secret" }),
+      a.provider,
+    ]);
+    expectProviderLogout(
+      await signOut(config, await withJwt({}), { federated: "true" }),
+      a.endpoint,
+      "client-of-a",
+    );
+    const named = await signOut(config, await withJwt({}), {
+      federated: "true",
+      provider: "github",
+    });
+    expect(named.href).toBe(`${ORIGIN}/bye`);
+    expect(loggedErrors(config)).toEqual([]);
+  });
+
+  test("a browser without a session ends nothing at the provider, and nothing is logged", async () => {
+    const a = idp("a");
+    const config = jwtConfig([a.provider]);
+    expect((await signOut(config, new Jar(), { federated: "true" })).href).toBe(`${ORIGIN}/bye`);
+    expect(loggedErrors(config)).toEqual([]);
+  });
+});
+
+describe("the ID token hint, when there is none", () => {
+  test("a database session whose user has no account at this provider, or one without an ID token: no hint", async () => {
+    const a = idp("a");
+    const adapter = MemoryAdapter();
+    await adapter.createUser({ id: "u1", email: "u@example.com", emailVerified: null });
+    await adapter.createUser({ id: "u2", email: "v@example.com", emailVerified: null });
+    await adapter.linkAccount({
+      userId: "u1",
+      type: "oidc",
+      provider: "other",
+      providerAccountId: "x",
+      id_token: "other-token",
+    });
+    await adapter.linkAccount({
+      userId: "u2",
+      type: "oidc",
+      provider: "a",
+      providerAccountId: "y",
+    });
+    const config: AuthConfig = {
+      ...jwtConfig([a.provider]),
+      adapter,
+      session: { strategy: "database" },
+    };
+    for (const userId of ["u1", "u2"]) {
+      const sessionToken = `st-${userId}`;
+      await adapter.createSession({
+        sessionToken,
+        userId,
+        expires: new Date(Date.now() + 3_600_000),
+      });
+      const jar = new Jar();
+      jar.cookies.set(SESSION_COOKIE, sessionToken);
+      expectProviderLogout(
+        await signOut(config, jar, { federated: "true" }),
+        a.endpoint,
+        "client-of-a",
+      );
+      expect(await adapter.getSessionAndUser(sessionToken)).toBeNull();
+    }
+    expect(loggedErrors(config)).toEqual([]);
+  });
+});
+
+describe("when the provider's side goes wrong, the local sign-out still happens", () => {
+  test("a callbackUrl off this site, let through by the app's redirect callback, is refused for the provider with a log line that says why", async () => {
+    const a = idp("a");
+    const config: AuthConfig = {
+      ...jwtConfig([a.provider]),
+      callbacks: { redirect: ({ url }) => url },
+    };
+    const jar = await withJwt({});
+    const token = await csrfToken(config, jar);
+    const response = await send(config, jar, "/auth/signout", {
+      form: { csrfToken: token, callbackUrl: "https://elsewhere.example/", federated: "true" },
+    });
+    const location = new URL(response.headers.get("location") ?? "");
+    expect(location.origin).toBe(ORIGIN);
+    expect(location.searchParams.get("error")).toBeTruthy();
+    expect(jar.cookies.has(SESSION_COOKIE)).toBe(false);
+    expect(loggedErrors(config)).toEqual([]);
+    // A client's mistake: one warning, whose error names the rule that refused it.
+    const warnings = (config.logger as ReturnType<typeof recordingLogger>).warn.mock.calls;
+    expect(warnings).toHaveLength(1);
+    const [code, refused] = warnings[0] as [string, Error];
+    expect(code).toBe("client-error");
+    expect(refused.name).toBe("InvalidCallbackUrl");
+    expect(refused.message).toMatch(/post_logout_redirect_uri/);
+  });
+
+  test("a provider whose discovery never answers: the local sign-out goes on at the deadline, with one log line naming the provider's side", async () => {
+    const issuer = `https://idp.example/hung-${randomUUID()}`;
+    const hung = OIDC({
+      id: "hung",
+      issuer,
+      clientId: "client-of-hung",
+      clientSecret: "secret",
+      [customFetch]: (() => new Promise<never>(() => {})) as typeof fetch,
+    } as Parameters<typeof OIDC>[0]);
+    const config = jwtConfig([hung]);
+    const jar = await withJwt({});
+    const target = await signOut(config, jar, { federated: "true" });
+    expect(target.href).toBe(`${ORIGIN}/bye`);
+    expect(jar.cookies.has(SESSION_COOKIE)).toBe(false);
+    const [logged, ...more] = loggedErrors(config);
+    expect(more).toEqual([]);
+    expect(logged?.message).toMatch(/federated sign-out/);
   });
 });

@@ -9,6 +9,7 @@
  * does the same through a faulty TCP proxy in front of real PostgreSQL and Redis.
  */
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { MissingAdapterMethods } from "@gatehousejs/core/errors";
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
 import type { AuthConfig, LoggerInstance } from "@gatehousejs/core/types";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
@@ -290,6 +291,61 @@ describe("POST /signout under the database strategy", () => {
     expect(response.status).toBe(302);
     expect(sessionCookieSet(response).join()).toMatch(/Max-Age=0/);
     expect(signOut).toHaveBeenCalledOnce();
+  });
+});
+
+describe("what the answer to a failed sign-out carries", () => {
+  test("the page that offers to try again keeps the callbackUrl: trying again from it lands where the sign-out was going", async () => {
+    const { outage, config, signOut } = await databaseSetup();
+    const { browser, copy } = await signedIn(config);
+    outage.mode = "down";
+    const response = await signOutFrom(browser, { accept: "text/html" });
+    expect(response.status).toBe(503);
+    const html = await response.text();
+    const field = (name: string) =>
+      html.match(new RegExp(`name="${name}" value="([^"]*)"`))?.[1]?.replace(/&amp;/g, "&");
+    expect(field("callbackUrl")).toBe("http://localhost:3000/bye");
+    outage.mode = "up";
+    const again = await send(config, browser, "/auth/signout", {
+      form: { csrfToken: field("csrfToken") ?? "", callbackUrl: field("callbackUrl") ?? "" },
+      headers: browser.headers,
+    });
+    expect(again.status).toBe(302);
+    expect(again.headers.get("location")).toBe("http://localhost:3000/bye");
+    expect(signOut).toHaveBeenCalledOnce();
+    expect(await copy.session()).toBeNull();
+  });
+
+  test("a configuration fault of the revocation store is an error at once, not a 503 that says to try again", async () => {
+    const { config, signOut } = await jwtSetup();
+    const faulty = MemoryRevocationStore();
+    let calls = 0;
+    const misconfigured: AuthConfig = {
+      ...config,
+      session: {
+        strategy: "jwt",
+        revocation: {
+          store: {
+            ...faulty,
+            revokeSession: async () => {
+              calls++;
+              throw new MissingAdapterMethods("The revocation table does not exist");
+            },
+          },
+        },
+      },
+    };
+    const { browser } = await signedIn(misconfigured);
+    const response = await signOutFrom(browser, { accept: "text/html" });
+    expect(response.status).toBe(302);
+    expect(response.headers.get("retry-after")).toBeNull();
+    expect(new URL(response.headers.get("location") ?? "").searchParams.get("error")).toBe(
+      "Configuration",
+    );
+    // Not retried: a configuration fault does not go away in a second.
+    expect(calls).toBe(1);
+    expect(signOut).not.toHaveBeenCalled();
+    expect(loggedTypes(misconfigured)).toEqual(["MissingAdapterMethods"]);
   });
 });
 
