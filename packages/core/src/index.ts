@@ -2,6 +2,8 @@
  * Gatehouse: authentication for web-standard servers. A `Request` goes in, a `Response` comes out.
  * @module
  */
+
+export { createActionURL } from "./lib/action-url.js";
 export { Auth } from "./lib/auth.js";
 export {
   hashPassword,
@@ -11,13 +13,13 @@ export {
   verifyPassword,
 } from "./lib/crypto/password.js";
 export { isDate } from "./lib/dates.js";
-export { createActionURL, setEnvDefaults } from "./lib/env.js";
+export { setEnvDefaults } from "./lib/env.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export {
   MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
 } from "./lib/rate-limit/memory.js";
-export { isAuthAction } from "./lib/request.js";
+export { isAuthAction } from "./lib/routes/index.js";
 export { type ListSecurityEventsOptions, listSecurityEvents } from "./lib/security-log-list.js";
 export {
   listSessions,

@@ -3,6 +3,7 @@
  * @module
  */
 
+export type { AuthAction } from "./lib/routes/index.js";
 export type {
   BackoffRule,
   ClientAddressResolver,
@@ -16,7 +17,6 @@ export type {
   TrustedProxies,
 } from "./lib/types/abuse.js";
 export type {
-  AuthAction,
   AuthConfig,
   CallbacksOptions,
   Cookie,

@@ -64,7 +64,7 @@ describe("a step that holds the sign-in", () => {
   test("answers its page and a challenge cookie, never a session, and announces nothing", async () => {
     const signIn = vi.fn();
     const config = credentialsConfig({ events: { signIn } });
-    const require = vi.fn(() => "/two-factor");
+    const require = vi.fn((_ctx: unknown, _pending: PendingSignIn) => "/two-factor");
     withSteps(config, [{ id: "totp", require }]);
     const jar = new Jar();
     const response = await signInAlice(config, jar, { callbackUrl: "/dashboard" });

@@ -3,8 +3,6 @@
  * turn the outcome into a `Response`. Every failure ends in a page, a redirect or a 4xx with a
  * stable error value, and one log line.
  */
-import { csrf } from "./actions/csrf.js";
-import { session } from "./actions/session.js";
 import { equip } from "./builtins.js";
 import { rememberIncoming } from "./client-address.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
@@ -21,51 +19,28 @@ import {
 import { effectiveUrl, HostMismatch } from "./origin.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
 import { htmlResult, jsonResult, noStore, redirectResult, toResponse } from "./response.js";
+import type { Action, RouteDeclaration } from "./routes/define.js";
+import { routes } from "./routes/index.js";
 import { raw } from "./symbols.js";
-import type { AuthAction, AuthConfig, LoggerInstance, ResponseInternal } from "./types/config.js";
-
-type Action = (ctx: Context) => ResponseInternal | Promise<ResponseInternal>;
+import type { AuthConfig, LoggerInstance, ResponseInternal } from "./types/config.js";
 
 /**
  * An action whose module is imported by its first request and called directly after that. Only
  * the session check is loaded with the package: a process that reads sessions (every
  * server-rendered page) never loads the pages, the sign-in flows or the WebAuthn code.
  */
-function onFirstUse(load: () => Promise<Action>): Action {
+function onFirstUse(load: RouteDeclaration["load"]): Action {
   let action: Action | undefined;
   return (ctx) => {
     if (action) return action(ctx);
-    return load().then((loaded) => {
+    return Promise.resolve(load()).then((loaded) => {
       action = loaded;
       return loaded(ctx);
     });
   };
 }
 
-const actions: Record<AuthAction, Action> = {
-  providers: onFirstUse(async () => (await import("./actions/providers.js")).providers),
-  // Static: the session action imports the CSRF check from the same small module anyway, and a
-  // dynamic import of a module that is also imported statically is a bundler warning in apps.
-  csrf,
-  session,
-  signin: onFirstUse(async () => (await import("./actions/signin.js")).signIn),
-  signout: onFirstUse(async () => (await import("./actions/signout.js")).signOut),
-  callback: onFirstUse(async () => (await import("./actions/callback/index.js")).callback),
-  "verify-request": onFirstUse(
-    async () => (await import("./actions/verify-request.js")).verifyRequestPage,
-  ),
-  error: onFirstUse(async () => (await import("./actions/pages.js")).errorPage),
-  "webauthn-options": onFirstUse(
-    async () => (await import("./actions/webauthn-options.js")).webauthnOptions,
-  ),
-  sessions: onFirstUse(async () => (await import("./actions/sessions.js")).listSessionsAction),
-  "sessions/revoke": onFirstUse(
-    async () => (await import("./actions/sessions.js")).revokeSessionsAction,
-  ),
-  "backchannel-logout": onFirstUse(
-    async () => (await import("./actions/backchannel-logout.js")).backchannelLogout,
-  ),
-};
+const actions = new Map<string, Action>(routes.map((r) => [r.name, onFirstUse(r.load)]));
 
 const configurationMessage =
   "There was a problem with the server configuration. Check the server logs for more information.";
@@ -250,7 +225,7 @@ async function run(
   const unusable = await unusableProviderAnswer(ctx);
   if (unusable) return { result: unusable, raw: resolved.raw };
   try {
-    const result = await actions[req.action](ctx);
+    const result = await actions.get(req.action)!(ctx);
     if (ctx.setCookies.length > 0) result.cookies = [...ctx.setCookies, ...(result.cookies ?? [])];
     return { result, raw: resolved.raw };
   } catch (caught) {

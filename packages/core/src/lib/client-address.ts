@@ -7,10 +7,10 @@
  * request once and remembers the answer for the rest of that request.
  */
 import { AuthError } from "./errors.js";
-import type { RequestInternal } from "./request.js";
 import { clientAddressFallback } from "./symbols.js";
 import type { ClientAddressResolver, ClientIp, TrustedProxies } from "./types/abuse.js";
 import type { LoggerInstance } from "./types/config.js";
+import type { RequestInternal } from "./types/internal.js";
 
 /** An address: four bytes, or eight 16-bit groups. */
 export type IpAddress = ClientIp;

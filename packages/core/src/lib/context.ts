@@ -5,9 +5,8 @@
 import type { ResolvedConfig } from "./config.js";
 import { mintToken, tokenFromCookie, tokensMatch } from "./csrf.js";
 import { InvalidCallbackUrl, InvalidProvider } from "./errors.js";
-import type { RequestInternal } from "./request.js";
 import type { Cookie, CookiesOptions } from "./types/config.js";
-import type { InternalProvider } from "./types/internal.js";
+import type { InternalProvider, RequestInternal } from "./types/internal.js";
 import type { ProviderConfig } from "./types/providers.js";
 
 /** What an action works with. */

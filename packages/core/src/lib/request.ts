@@ -4,31 +4,11 @@
  */
 import { parseCookies } from "./cookies.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
+import { routeByName, routes } from "./routes/index.js";
 import type { ClientIp } from "./types/abuse.js";
-import type { AuthAction } from "./types/config.js";
+import type { RequestInternal } from "./types/internal.js";
 
-/** A parsed request. */
-export interface RequestInternal {
-  url: URL;
-  method: "GET" | "POST";
-  action: AuthAction;
-  providerId: string | undefined;
-  headers: Headers;
-  cookies: Record<string, string>;
-  query: Record<string, string>;
-  body: Record<string, unknown> | undefined;
-  /**
-   * The request as provider callbacks receive it (`authorize`, `sendVerificationRequest`). For a
-   * POST it is rebuilt on first use, with the same URL and headers and the body text that was read
-   * (none for a media type other than form or JSON), so its body can be read again.
-   */
-  original: Request;
-  /**
-   * The client's address, worked out on first use by `client-address.ts` (a promise while the
-   * `clientAddress` hook answers; `null` when it cannot be known); `undefined` until then.
-   */
-  clientIp?: ClientIp | null | Promise<ClientIp | null> | undefined;
-}
+export type { RequestInternal } from "./types/internal.js";
 
 /** A request refused before any action: the status and stable error value to answer with. */
 export class RequestRejection {
@@ -49,42 +29,20 @@ export class RequestRejection {
 /** Largest request body read, in bytes. Auth forms and WebAuthn responses are far smaller. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-const methods: Record<
-  AuthAction,
-  { get: boolean; post: boolean; provider: "no" | "optional" | "required" }
-> = {
-  providers: { get: true, post: false, provider: "no" },
-  csrf: { get: true, post: false, provider: "no" },
-  session: { get: true, post: true, provider: "no" },
-  signin: { get: true, post: true, provider: "optional" },
-  signout: { get: true, post: true, provider: "no" },
-  callback: { get: true, post: true, provider: "required" },
-  "verify-request": { get: true, post: false, provider: "no" },
-  error: { get: true, post: false, provider: "no" },
-  "webauthn-options": { get: true, post: false, provider: "required" },
-  sessions: { get: true, post: false, provider: "no" },
-  "sessions/revoke": { get: false, post: true, provider: "no" },
-  // Server to server: the provider's signed logout token is the proof, there is no CSRF token.
-  "backchannel-logout": { get: false, post: true, provider: "required" },
-};
-
-/** Whether a string names an action of the protocol. */
-export function isAuthAction(action: string): action is AuthAction {
-  return Object.hasOwn(methods, action);
-}
-
-/** The `Allow` value per action, with and without a provider segment. Built once. */
-const allowed = Object.fromEntries(
-  Object.entries(methods).map(([action, m]) => {
-    const both = [m.get && "GET", m.post && "POST"].filter(Boolean).join(", ");
-    // `signin/<provider>` only starts a flow; the page is `signin` without one.
-    return [action, { without: both, with: action === "signin" ? "POST" : both }];
+/** The `Allow` value of each route, with and without a provider segment. Built once. */
+const allowed = new Map(
+  routes.map((route) => {
+    const without = route.methods.join(", ");
+    return [route.name, { without, with: (route.providerMethods ?? route.methods).join(", ") }];
   }),
-) as Record<AuthAction, { without: string; with: string }>;
+);
 
-function allowFor(action: AuthAction, providerId: string | undefined): string {
-  return providerId === undefined ? allowed[action].without : allowed[action].with;
-}
+/** Route names of two segments (`sessions/revoke`), by their first segment. */
+const twoSegment = new Map(
+  routes.filter((r) => r.name.includes("/")).map((r) => [r.name.split("/")[0]!, r.name]),
+);
+
+export { isAuthAction } from "./routes/index.js";
 
 function permits(allow: string, method: string): boolean {
   return (method === "GET" || method === "POST") && allow.includes(method);
@@ -196,27 +154,30 @@ export async function parseRequest(request: Request, basePath: string): Promise<
   const parts: (string | undefined)[] = segments ?? [];
   let [name, providerSegment] = parts;
   const rest = parts.slice(2);
-  if (name === "sessions" && providerSegment === "revoke") {
-    // One action over two segments; the second is no provider id.
-    [name, providerSegment] = ["sessions/revoke", rest.shift()];
-  } else if (name === "sessions/revoke") {
+  if (name?.includes("/")) {
     // `sessions%2Frevoke`: one segment with a slash in it is no action.
     name = undefined;
+  } else if (name !== undefined && providerSegment !== undefined) {
+    const joined = `${name}/${providerSegment}`;
+    if (twoSegment.get(name) === joined) {
+      // One action over two segments; the second is no provider id.
+      [name, providerSegment] = [joined, rest.shift()];
+    }
   }
-  if (!name || !isAuthAction(name) || rest.length > 0) {
+  const route = name === undefined ? undefined : routeByName.get(name);
+  if (!route || rest.length > 0) {
     throw new RequestRejection(400, "UnknownAction", "No action matches this path");
   }
-  const action = name;
+  const action = route.name;
   const providerId = providerSegment === "undefined" ? undefined : providerSegment;
-  const rule = methods[action];
   if (
-    (providerId !== undefined && rule.provider === "no") ||
-    (providerId === undefined && rule.provider === "required")
+    (providerId !== undefined && route.provider === "no") ||
+    (providerId === undefined && route.provider === "required")
   ) {
     throw new RequestRejection(400, "UnknownAction", "No action matches this path");
   }
   const method = request.method.toUpperCase();
-  const allow = allowFor(action, providerId);
+  const allow = providerId === undefined ? allowed.get(action)!.without : allowed.get(action)!.with;
   if (!permits(allow, method)) {
     throw new RequestRejection(
       405,

@@ -15,24 +15,6 @@ import type {
 import type { Provider } from "./providers.js";
 import type { RevocationOptions, SecurityLogOptions } from "./sessions.js";
 
-/** Every action of the HTTP protocol. */
-export type AuthAction =
-  | "providers"
-  | "session"
-  | "csrf"
-  | "signin"
-  | "signout"
-  | "callback"
-  | "verify-request"
-  | "error"
-  | "webauthn-options"
-  /** The signed-in user's sessions (a Gatehouse addition): GET lists them. */
-  | "sessions"
-  /** POST ends some of them: `{ id }`, `{ others: true }` or `{ all: true }`. */
-  | "sessions/revoke"
-  /** POST from an OpenID provider: OpenID Connect Back-Channel Logout 1.0 (`logout_token`). */
-  | "backchannel-logout";
-
 /** Theme of the built-in pages. */
 export interface Theme {
   colorScheme?: "auto" | "dark" | "light";

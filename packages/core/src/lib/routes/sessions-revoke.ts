@@ -1,0 +1,10 @@
+/** POST /sessions/revoke: ends some of them: `{ id }`, `{ others: true }` or `{ all: true }`. */
+import { defineRoute } from "./define.js";
+
+export default defineRoute({
+  name: "sessions/revoke",
+  methods: ["POST"],
+  provider: "no",
+  csrf: "post",
+  load: async () => (await import("../actions/sessions.js")).revokeSessionsAction,
+});
