@@ -1,12 +1,13 @@
 /**
- * Importing one provider loads no other provider's code: for every `./providers/<id>` entry of
- * packages/core/package.json, a fresh Node process imports the BUILT module (run `npm run build`
+ * Importing one provider loads no other provider's code: for every provider module of
+ * packages/core/src/providers (all exported through `./providers/*` in packages/core/package.json),
+ * a fresh Node process imports the BUILT module (run `npm run build`
  * first; `npm test` does) and calls its factory, with a loader hook listing every module loaded.
  * Only the provider's own module and the small helpers under `providers/_shared/` may appear
  * among `dist/providers/`.
  */
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -15,14 +16,12 @@ import { describe, expect, test } from "vitest";
 const run = promisify(execFile);
 const core = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const manifest = JSON.parse(readFileSync(join(core, "package.json"), "utf8")) as {
-  exports: Record<string, { default: string }>;
+  exports: Record<string, { default: string } | null>;
 };
-const providerIds = Object.keys(manifest.exports)
-  .filter((entry) => entry.startsWith("./providers/"))
-  .map((entry) => entry.slice("./providers/".length));
-const builtIds = providerIds.filter((id) =>
-  existsSync(join(core, manifest.exports[`./providers/${id}`]!.default)),
-);
+const providerIds = readdirSync(join(core, "src/providers"))
+  .filter((name) => /^[a-z0-9-]+\.ts$/.test(name))
+  .map((name) => name.slice(0, -".ts".length));
+const builtIds = providerIds.filter((id) => existsSync(join(core, "dist/providers", `${id}.js`)));
 
 /** The issue 11 providers: each must be its own export entry. */
 const ISSUE_11 = [
@@ -86,13 +85,18 @@ async function providerModulesLoadedBy(id: string): Promise<string[]> {
     .map((line) => line.slice(line.indexOf("/dist/providers/") + "/dist/providers/".length));
 }
 
-describe("every provider export is its own entry", () => {
-  test.each(ISSUE_11)("./providers/%s is exported (source, types, built module)", (id) => {
-    expect(manifest.exports[`./providers/${id}`]).toEqual({
-      "gatehouse-source": `./src/providers/${id}.ts`,
-      types: `./dist/providers/${id}.d.ts`,
-      default: `./dist/providers/${id}.js`,
+describe("every provider is its own subpath", () => {
+  test("one ./providers/* export (source, types, built module); providers/_shared stays private", () => {
+    expect(manifest.exports["./providers/*"]).toEqual({
+      "gatehouse-source": "./src/providers/*.ts",
+      types: "./dist/providers/*.d.ts",
+      default: "./dist/providers/*.js",
     });
+    expect(manifest.exports["./providers/_shared/*"]).toBeNull();
+  });
+
+  test.each(ISSUE_11)("./providers/%s is a provider module", (id) => {
+    expect(providerIds).toContain(id);
   });
 });
 
