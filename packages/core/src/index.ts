@@ -2,8 +2,13 @@
  * Gatehouse: authentication for web-standard servers. A `Request` goes in, a `Response` comes out.
  * @module
  */
+import { builtins } from "./builtins.js";
+import { installFeatures } from "./lib/feature.js";
 
-export { createActionURL } from "./lib/action-url.js";
+// The kernel never imports a feature: the entry installs the built-in ones (docs/architecture.md).
+installFeatures(builtins);
+
+export { createActionURL } from "./action-url.js";
 export { Auth } from "./lib/auth.js";
 export {
   hashPassword,

@@ -3,7 +3,7 @@
  * @module
  */
 
-export type { AuthAction } from "./lib/routes/index.js";
+export type { AuthAction } from "./builtins.js";
 export type {
   BackoffRule,
   ClientAddressResolver,

@@ -10,7 +10,7 @@ import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { type ResolvedConfig, resolveConfig } from "../src/lib/config.js";
 import { Context } from "../src/lib/context.js";
-import { attach } from "../src/lib/moments.js";
+import { attach } from "../src/lib/feature.js";
 import { parseRequest } from "../src/lib/request.js";
 import {
   CHALLENGE_MAX_AGE,

@@ -3,7 +3,6 @@
  * turn the outcome into a `Response`. Every failure ends in a page, a redirect or a 4xx with a
  * stable error value, and one log line.
  */
-import { equip } from "./builtins.js";
 import { rememberIncoming } from "./client-address.js";
 import { configLogger, normalizeBasePath, type ResolvedConfig, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
@@ -16,11 +15,12 @@ import {
   MissingCSRF,
   RateLimited,
 } from "./errors.js";
+import { partsOf } from "./feature.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
 import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
 import { htmlResult, jsonResult, noStore, redirectResult, toResponse } from "./response.js";
 import type { Action, RouteDeclaration } from "./routes/define.js";
-import { routes } from "./routes/index.js";
+import { routeNamed } from "./routes/index.js";
 import { raw } from "./symbols.js";
 import type { AuthConfig, LoggerInstance, ResponseInternal } from "./types/config.js";
 
@@ -40,7 +40,17 @@ function onFirstUse(load: RouteDeclaration["load"]): Action {
   };
 }
 
-const actions = new Map<string, Action>(routes.map((r) => [r.name, onFirstUse(r.load)]));
+const actions = new WeakMap<RouteDeclaration, Action>();
+
+/** The action of a route, loaded by its first request. */
+function actionOf(route: RouteDeclaration): Action {
+  let action = actions.get(route);
+  if (!action) {
+    action = onFirstUse(route.load);
+    actions.set(route, action);
+  }
+  return action;
+}
 
 const configurationMessage =
   "There was a problem with the server configuration. Check the server logs for more information.";
@@ -185,7 +195,10 @@ async function run(
   let resolved: ResolvedConfig | undefined;
   let configError: unknown;
   try {
-    resolved = equip(resolveConfig(config));
+    const candidate = resolveConfig(config);
+    // What the features add, worked out now: a feature's malformed option is a configuration error.
+    partsOf(candidate);
+    resolved = candidate;
   } catch (error) {
     configError = error;
   }
@@ -225,7 +238,7 @@ async function run(
   const unusable = await unusableProviderAnswer(ctx);
   if (unusable) return { result: unusable, raw: resolved.raw };
   try {
-    const result = await actions.get(req.action)!(ctx);
+    const result = await actionOf(routeNamed(req.action)!)(ctx);
     if (ctx.setCookies.length > 0) result.cookies = [...ctx.setCookies, ...(result.cookies ?? [])];
     return { result, raw: resolved.raw };
   } catch (caught) {

@@ -26,10 +26,8 @@ import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
 import { resolveLogger } from "./logger.js";
 import { normalizeOAuth } from "./oauth/provider.js";
 import { parsePublicUrl } from "./origin.js";
-import { type ResolvedRateLimits, resolveRateLimits } from "./rate-limit/defaults.js";
-import { MemoryRateLimitStore } from "./rate-limit/memory.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
-import type { ClientAddressResolver, RateLimitStore } from "./types/abuse.js";
+import type { ClientAddressResolver } from "./types/abuse.js";
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -84,13 +82,8 @@ export interface ResolvedConfig {
   identityJwtCallback: boolean;
   /** The security activity log, when on. */
   securityLog: SecurityLogOptions | undefined;
-  /**
-   * Where rate-limit counters and sign-in-code tries are counted: `rateLimit.store`, or one memory
-   * store per configuration (present even when the limits are off).
-   */
-  rateLimitStore: RateLimitStore;
-  /** The limits of each sign-in action over the defaults; `null` where turned off. */
-  rateLimit: ResolvedRateLimits;
+  /** The configuration as the app wrote it: each feature reads its own key (./feature.ts). */
+  source: AuthConfig;
   /** `trustedProxies` (or `AUTH_TRUSTED_PROXIES`), checked; unset: `X-Forwarded-For` is never read. */
   trustedProxies: ProxyTrust | undefined;
   /** The app's hook that gives the client's address. */
@@ -381,9 +374,7 @@ function build(config: AuthConfig): ResolvedConfig {
     redirectProxyUrl: config.redirectProxyUrl,
     identityJwtCallback: !config.callbacks?.jwt,
     securityLog: config.securityLog,
-    rateLimitStore:
-      (config.rateLimit ? config.rateLimit.store : undefined) ?? MemoryRateLimitStore(),
-    rateLimit: resolveRateLimits(config.rateLimit),
+    source: config,
     trustedProxies: resolveTrustedProxies(config.trustedProxies, env.AUTH_TRUSTED_PROXIES),
     clientAddress: clientAddressHook(config.clientAddress),
   };

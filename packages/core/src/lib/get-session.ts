@@ -8,6 +8,7 @@ import { configLogger, resolveConfig } from "./config.js";
 import { Context } from "./context.js";
 import { serializeCookie } from "./cookies.js";
 import { AuthError } from "./errors.js";
+import { partsOf } from "./feature.js";
 import { sessionRequest } from "./request.js";
 import { checkSession } from "./session/index.js";
 import type { AuthConfig } from "./types/config.js";
@@ -53,6 +54,7 @@ export async function getSession(
   let resolved: ReturnType<typeof resolveConfig>;
   try {
     resolved = resolveConfig(config);
+    partsOf(resolved);
   } catch (error) {
     configLogger(config).error(error as Error);
     throw error;

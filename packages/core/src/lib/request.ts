@@ -4,7 +4,8 @@
  */
 import { parseCookies } from "./cookies.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
-import { routeByName, routes } from "./routes/index.js";
+import type { RouteDeclaration } from "./routes/define.js";
+import { routeNamed } from "./routes/index.js";
 import type { ClientIp } from "./types/abuse.js";
 import type { RequestInternal } from "./types/internal.js";
 
@@ -29,18 +30,18 @@ export class RequestRejection {
 /** Largest request body read, in bytes. Auth forms and WebAuthn responses are far smaller. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** The `Allow` value of each route, with and without a provider segment. Built once. */
-const allowed = new Map(
-  routes.map((route) => {
-    const without = route.methods.join(", ");
-    return [route.name, { without, with: (route.providerMethods ?? route.methods).join(", ") }];
-  }),
-);
+/** The `Allow` value of each route, with and without a provider segment. Built once a route. */
+const allowed = new WeakMap<RouteDeclaration, { without: string; with: string }>();
 
-/** Route names of two segments (`sessions/revoke`), by their first segment. */
-const twoSegment = new Map(
-  routes.filter((r) => r.name.includes("/")).map((r) => [r.name.split("/")[0]!, r.name]),
-);
+function allowOf(route: RouteDeclaration, withProvider: boolean): string {
+  let allow = allowed.get(route);
+  if (!allow) {
+    const without = route.methods.join(", ");
+    allow = { without, with: (route.providerMethods ?? route.methods).join(", ") };
+    allowed.set(route, allow);
+  }
+  return withProvider ? allow.with : allow.without;
+}
 
 export { isAuthAction } from "./routes/index.js";
 
@@ -159,12 +160,13 @@ export async function parseRequest(request: Request, basePath: string): Promise<
     name = undefined;
   } else if (name !== undefined && providerSegment !== undefined) {
     const joined = `${name}/${providerSegment}`;
-    if (twoSegment.get(name) === joined) {
+    // A route of two segments (`sessions/revoke`) wins over a provider id.
+    if (routeNamed(joined)) {
       // One action over two segments; the second is no provider id.
       [name, providerSegment] = [joined, rest.shift()];
     }
   }
-  const route = name === undefined ? undefined : routeByName.get(name);
+  const route = name === undefined ? undefined : routeNamed(name);
   if (!route || rest.length > 0) {
     throw new RequestRejection(400, "UnknownAction", "No action matches this path");
   }
@@ -177,7 +179,7 @@ export async function parseRequest(request: Request, basePath: string): Promise<
     throw new RequestRejection(400, "UnknownAction", "No action matches this path");
   }
   const method = request.method.toUpperCase();
-  const allow = providerId === undefined ? allowed.get(action)!.without : allowed.get(action)!.with;
+  const allow = allowOf(route, providerId !== undefined);
   if (!permits(allow, method)) {
     throw new RequestRejection(
       405,

@@ -15,14 +15,9 @@
 import type { Context } from "./context.js";
 import { clearChunked, readChunked, writeChunked } from "./cookies.js";
 import { AccessDenied, AuthError } from "./errors.js";
+import { partsOf } from "./feature.js";
 import { decode, encode } from "./jwt.js";
-import {
-  announce,
-  type PendingSignIn,
-  type ProviderRef,
-  type SignInMoment,
-  signInStepsOf,
-} from "./moments.js";
+import { announce, type PendingSignIn, type ProviderRef, type SignInMoment } from "./moments.js";
 import { pageUrl, redirectResult } from "./response.js";
 import { issueSession } from "./session/index.js";
 import type { CallbacksOptions, Cookie, ResponseInternal } from "./types/config.js";
@@ -154,7 +149,7 @@ async function proceed(
   pending: PendingSignIn,
   extra: Cookie[],
 ): Promise<ResponseInternal> {
-  for (const step of signInStepsOf(ctx.config)) {
+  for (const step of partsOf(ctx.config).steps) {
     if (pending.passed.includes(step.id)) continue;
     const page = await step.require(ctx, pending);
     if (page === undefined) continue;

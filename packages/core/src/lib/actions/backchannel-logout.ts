@@ -9,6 +9,7 @@ import type { Context } from "../context.js";
 import { sha256Hex } from "../crypto/hash.js";
 import type { OAuthProvider } from "../oauth/provider.js";
 import { authorizationServer } from "../oauth/server.js";
+import { rateLimitsOf } from "../rate-limit/state.js";
 import { jsonResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 
@@ -24,7 +25,7 @@ const SKEW = 60;
  */
 async function firstUse(ctx: Context, iss: unknown, jti: unknown): Promise<boolean> {
   const key = `backchannel-jti:${await sha256Hex(JSON.stringify([iss, jti]))}`;
-  const { count } = await ctx.config.rateLimitStore.hit(key, (MAX_AGE + 2 * SKEW) * 1000);
+  const { count } = await rateLimitsOf(ctx.config).store.hit(key, (MAX_AGE + 2 * SKEW) * 1000);
   return count === 1;
 }
 

@@ -21,6 +21,7 @@ import { type Device, deviceCookie, deviceOf, holdsAccount } from "./device.js";
 import { done, inFlight, type Outcome, type Streak } from "./in-flight.js";
 import { accountOf } from "./keys.js";
 import { syncStore } from "./memory.js";
+import { rateLimitsOf } from "./state.js";
 
 /** The credentials limit per client address. */
 const PER_CLIENT = "credentials.perClient";
@@ -78,7 +79,7 @@ export async function checkCredentialsAttempt(
   provider: CredentialsConfig,
   credentials: Record<string, unknown>,
 ): Promise<CredentialsAttempt> {
-  const limits = ctx.config.rateLimit.credentials;
+  const limits = rateLimitsOf(ctx.config).limits.credentials;
   if (!limits.perClient && !limits.failures) return unlimited;
   let account = "";
   if (limits.failures) {
@@ -101,7 +102,7 @@ export async function checkCredentialsAttempt(
     limits.failures && (known || bucket ? limits.failures : unknownClientBackoff(limits.failures));
   // Neither an account nor an address: nothing to count by that would not be one global bucket.
   const counted = rule && (account !== "" || bucket) ? rule : null;
-  const store = ctx.config.rateLimitStore;
+  const store = rateLimitsOf(ctx.config).store;
   // The memory store answers without promises: nothing to wait for on the default path.
   const sync = syncStore(store);
   // A shared store counts the client under a hashed key; the memory store by the address itself.

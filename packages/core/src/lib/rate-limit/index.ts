@@ -17,6 +17,7 @@ import type { Context } from "../context.js";
 import type { RateLimitCount, RateLimitRule } from "../types/abuse.js";
 import { counterOf, refuse, storeFailed } from "./common.js";
 import { syncStore } from "./memory.js";
+import { rateLimitsOf } from "./state.js";
 
 export { type CredentialsAttempt, checkCredentialsAttempt } from "./attempt.js";
 export { backoffSeconds, streakSeconds, unknownClientBackoff } from "./common.js";
@@ -35,7 +36,7 @@ async function consume(
   parts: string[],
   what: string,
 ): Promise<void> {
-  const store = ctx.config.rateLimitStore;
+  const store = rateLimitsOf(ctx.config).store;
   const sync = syncStore(store);
   const made = counterOf(ctx, sync, limit, parts);
   const counter = made instanceof Promise ? await made : made;
@@ -59,14 +60,14 @@ async function consume(
  * ```
  */
 export async function limitClient(ctx: Context, action: LimitedAction): Promise<void> {
-  const rule = ctx.config.rateLimit[action].perClient;
+  const rule = rateLimitsOf(ctx.config).limits[action].perClient;
   if (!rule) return;
   const found = clientIp(ctx);
   const ip = found instanceof Promise ? await found : found;
   if (!ip) return;
   const what = `Too many ${action} requests from one client`;
   const limit = `${action}.perClient`;
-  const sync = syncStore(ctx.config.rateLimitStore);
+  const sync = syncStore(rateLimitsOf(ctx.config).store);
   if (!sync) return consume(ctx, limit, rule, [bucketOf(ip)], what);
   const count = sync.hitAddress(limit, ip, rule.windowSeconds * 1000);
   if (count.count > rule.max) {
@@ -76,7 +77,7 @@ export async function limitClient(ctx: Context, action: LimitedAction): Promise<
 
 /** The per-address limit of sign-in emails; `identifier` is the normalised address. */
 export async function limitEmail(ctx: Context, identifier: string): Promise<void> {
-  const rule = ctx.config.rateLimit.email.perAddress;
+  const rule = rateLimitsOf(ctx.config).limits.email.perAddress;
   if (!rule) return;
   const what = "Too many sign-in emails to one address";
   await consume(ctx, "email.perAddress", rule, [identifier], what);

@@ -1,16 +1,16 @@
 /**
- * Every route of the handler, in one list. A new route is one file in this folder and one entry
- * here; the request parser, the handler and the `AuthAction` type follow from the list.
+ * The kernel's routes, in one list. A new route is one file in this folder and one entry here (a
+ * feature's routes are in its folder and its `routes`); the request parser, the handler and the
+ * `AuthAction` type follow from the lists.
  */
-import backchannelLogout from "./backchannel-logout.js";
+
+import { featureRoutes } from "../feature.js";
 import callback from "./callback.js";
 import csrf from "./csrf.js";
 import type { RouteDeclaration } from "./define.js";
 import error from "./error.js";
 import providers from "./providers.js";
 import session from "./session.js";
-import sessions from "./sessions.js";
-import sessionsRevoke from "./sessions-revoke.js";
 import signin from "./signin.js";
 import signout from "./signout.js";
 import verifyRequest from "./verify-request.js";
@@ -26,20 +26,19 @@ export const routes = [
   verifyRequest,
   error,
   webauthnOptions,
-  sessions,
-  sessionsRevoke,
-  backchannelLogout,
 ] as const;
 
-/** Every action of the HTTP protocol. */
-export type AuthAction = (typeof routes)[number]["name"];
+/** The kernel's actions (the features add theirs: `AuthAction` in ../../builtins.ts). */
+export type KernelAction = (typeof routes)[number]["name"];
 
-/** The routes by name. */
-export const routeByName = new Map<string, RouteDeclaration<AuthAction>>(
-  routes.map((route) => [route.name, route]),
-);
+const kernelRoutes = new Map<string, RouteDeclaration>(routes.map((route) => [route.name, route]));
 
-/** Whether a string names an action of the protocol. */
-export function isAuthAction(action: string): action is AuthAction {
-  return routeByName.has(action);
+/** The route named `name`: the kernel's, or an installed feature's. */
+export function routeNamed(name: string): RouteDeclaration | undefined {
+  return kernelRoutes.get(name) ?? featureRoutes().get(name);
+}
+
+/** Whether a string names an action of the protocol (the kernel's or an installed feature's). */
+export function isAuthAction(action: string): boolean {
+  return routeNamed(action) !== undefined;
 }

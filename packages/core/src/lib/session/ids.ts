@@ -6,6 +6,7 @@
  */
 import { base64url, utf8 } from "../crypto/encoding.js";
 import { nodeCrypto } from "../crypto/node.js";
+import type { JWT } from "../types/models.js";
 
 /** Length of every public session id (base64url characters). */
 export const SESSION_ID_LENGTH = 22;
@@ -29,4 +30,19 @@ export function newSessionId(): string {
 /** Whether `value` has the shape of a public session id (a cheap filter for client input). */
 export function isSessionId(value: unknown): value is string {
   return typeof value === "string" && /^[A-Za-z0-9_-]{22}$/.test(value);
+}
+
+/** The session id of a JWT: its `sid`, or {@link LEGACY_SESSION_ID} for a token without one. */
+export function jwtSessionId(token: JWT): string {
+  return typeof token.sid === "string" && token.sid !== "" ? token.sid : LEGACY_SESSION_ID;
+}
+
+/**
+ * When the session began (seconds): the `auth_time` claim set at sign-in and kept across
+ * re-issues, or `iat` for a token from before session management. A user's revocation epoch is
+ * compared with this, so a re-issue racing a revocation cannot outlive it.
+ */
+export function jwtSessionStart(token: JWT): number {
+  if (typeof token.auth_time === "number") return token.auth_time;
+  return typeof token.iat === "number" ? token.iat : 0;
 }

@@ -4,11 +4,11 @@
 import type { Context } from "../context.js";
 import { readChunked } from "../cookies.js";
 import { JWTSessionError } from "../errors.js";
+import { partsOf } from "../feature.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, AdapterUser, JWT, Profile, User } from "../types/models.js";
-import { publicSessionId } from "./ids.js";
+import { jwtSessionId, jwtSessionStart, publicSessionId } from "./ids.js";
 import { checkJwtSession, endJwtSession, issueJwtSession, type SessionCheck } from "./jwt.js";
-import { isRevoked, jwtSessionId, jwtSessionStart } from "./revocation.js";
 import type { StoreDeadline } from "./store-deadline.js";
 
 export type { SessionCheck } from "./jwt.js";
@@ -90,8 +90,8 @@ export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
     });
     if (!token?.sub) return null;
     // A revoked session links nothing to its user.
-    const { revocation } = ctx.config.session;
-    if (revocation && (await isRevoked(revocation, token))) return null;
+    const guard = partsOf(ctx.config).sessionGuard;
+    if (guard && (await guard.isRevoked(token))) return null;
     return await adapter.getUser(token.sub);
   } catch (error) {
     if (error instanceof JWTSessionError) return null;
@@ -137,8 +137,8 @@ export async function identifySession(ctx: Context): Promise<SessionRef | null> 
     throw error;
   }
   if (!token || typeof token.sub !== "string" || token.sub === "") return null;
-  const { revocation } = config.session;
-  if (revocation && (await isRevoked(revocation, token))) return null;
+  const guard = partsOf(config).sessionGuard;
+  if (guard && (await guard.isRevoked(token))) return null;
   const start = jwtSessionStart(token);
   return {
     userId: token.sub,

@@ -16,20 +16,12 @@ import type { Context } from "../context.js";
 import { clearChunked, readChunked, writeChunked } from "../cookies.js";
 import { JWTSessionError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
-import { PROVIDER_TOKENS_CLAIM, providerTokensOf } from "../tokens/claim.js";
+import { partsOf } from "../feature.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, JWT, Profile, Session, User } from "../types/models.js";
-import type { RevocationStore } from "../types/sessions.js";
 import { clientSession } from "./callback.js";
-import { LEGACY_SESSION_ID, newSessionId } from "./ids.js";
-import {
-  forgetCachedChecks,
-  isRevoked,
-  jwtSessionId,
-  jwtSessionStart,
-  recordJwtSession,
-} from "./revocation.js";
-import { retryWithin, StoreDeadline } from "./store-deadline.js";
+import { jwtSessionId, jwtSessionStart, LEGACY_SESSION_ID, newSessionId } from "./ids.js";
+import { StoreDeadline } from "./store-deadline.js";
 
 /** The result of a session check. */
 export interface SessionCheck {
@@ -83,11 +75,11 @@ export async function checkJwtSession(
   }
   if (!decoded) return { session: null, cookies: clear(ctx) };
 
-  const { revocation } = config.session;
-  if (revocation) {
+  const guard = partsOf(config).sessionGuard;
+  if (guard) {
     let revoked: boolean;
     try {
-      revoked = await isRevoked(revocation, decoded);
+      revoked = await guard.isRevoked(decoded);
     } catch (cause) {
       // Fail closed, but keep the cookie: the store being down is not the client's doing.
       config.logger.error(
@@ -127,7 +119,7 @@ export async function checkJwtSession(
     keepSessionClaims(token, decoded);
     giveSessionClaims(token, decoded);
     ({ cookies, expires } = await writeToken(ctx, token));
-    if (revocation) await recordJwtSession(ctx, token, expires);
+    if (guard) await guard.issued(ctx, token, expires);
   } else {
     expires = new Date((issuedAt + config.session.maxAge) * 1000);
   }
@@ -166,9 +158,8 @@ export async function issueJwtSession(
     auth_time: Math.floor(Date.now() / 1000),
   };
   const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id };
-  // Without an adapter the provider's tokens have nowhere else to live (docs/tokens.md).
-  const tokens = ctx.config.adapter ? null : providerTokensOf(oauthAccount(account));
-  if (tokens) initial[PROVIDER_TOKENS_CLAIM] = tokens;
+  const { sessionClaims, sessionGuard } = partsOf(ctx.config);
+  for (const claims of sessionClaims) Object.assign(initial, claims(ctx.config, { account }));
   const token = await ctx.config.callbacks.jwt({
     token: { ...initial, ...session },
     user,
@@ -180,18 +171,13 @@ export async function issueJwtSession(
   if (token === null || token === undefined) return clear(ctx);
   keepSessionClaims(token, session);
   const written = await writeToken(ctx, token);
-  if (ctx.config.session.revocation) {
+  if (sessionGuard) {
     const provider = account?.provider ?? ctx.req.providerId ?? null;
     const providerType =
       account?.type ?? (provider ? ctx.config.providerById.get(provider)?.type : undefined) ?? null;
-    await recordJwtSession(ctx, token, written.expires, { provider, providerType });
+    await sessionGuard.issued(ctx, token, written.expires, { provider, providerType });
   }
   return written.cookies;
-}
-
-/** The sign-in's account when it is an OAuth or OIDC one. */
-function oauthAccount(account: Account | null): Account | null {
-  return account && (account.type === "oauth" || account.type === "oidc") ? account : null;
 }
 
 /**
@@ -242,7 +228,7 @@ export async function giveLegacyTokenSessionId(
   if (!token || token.sub !== userId || jwtSessionId(token) !== LEGACY_SESSION_ID) return null;
   const { cookies, expires } = await writeToken(ctx, token);
   ctx.setCookies.push(...cookies);
-  if (config.session.revocation) await recordJwtSession(ctx, token, expires);
+  await partsOf(config).sessionGuard?.issued(ctx, token, expires);
   return jwtSessionId(token);
 }
 
@@ -266,30 +252,8 @@ export async function endJwtSession(
   } catch (cause) {
     config.logger.error(new SignOutError("The session token could not be decoded", { cause }));
   }
-  const { revocation } = config.session;
-  if (revocation && token) await revokeOwnToken(ctx, revocation.store, token, deadline);
+  const guard = partsOf(config).sessionGuard;
+  if (guard && token) await guard.signedOut(ctx, token, deadline);
   await emit(config, "signOut", { token });
   return clear(ctx);
-}
-
-/**
- * Signing out revokes the token's session in the store, so a copy of the cookie kept elsewhere
- * stops working too. A token without `sid` cannot be revoked alone. A store that fails is retried
- * until `deadline`, then `SessionStoreUnavailable` is thrown.
- */
-async function revokeOwnToken(
-  ctx: Context,
-  store: RevocationStore,
-  token: JWT,
-  deadline: StoreDeadline,
-): Promise<void> {
-  const userId = token.sub;
-  const sessionId = jwtSessionId(token);
-  if (typeof userId !== "string" || sessionId === LEGACY_SESSION_ID) return;
-  const exp = typeof token.exp === "number" ? token.exp * 1000 : 0;
-  const expires = new Date(Math.max(exp, Date.now() + ctx.config.session.maxAge * 1000));
-  await retryWithin(deadline, "revokeSession", async () => {
-    await store.revokeSession({ userId, sessionId, expires });
-  });
-  forgetCachedChecks(store);
 }

@@ -12,7 +12,11 @@ import type {
   RevocationStore,
 } from "../types/sessions.js";
 import { requestClient } from "./client.js";
-import { LEGACY_SESSION_ID } from "./ids.js";
+import type { SessionGuard } from "./guard.js";
+import { jwtSessionId, jwtSessionStart, LEGACY_SESSION_ID } from "./ids.js";
+import { retryWithin, type StoreDeadline } from "./store-deadline.js";
+
+export { jwtSessionId, jwtSessionStart } from "./ids.js";
 
 /** Most answers one store's cache holds; the oldest go first. */
 const CACHE_LIMIT = 10_000;
@@ -23,21 +27,6 @@ interface Cached {
 }
 
 const caches = new WeakMap<RevocationStore, Map<string, Cached>>();
-
-/** The session id of a JWT: its `sid`, or {@link LEGACY_SESSION_ID} for a token without one. */
-export function jwtSessionId(token: JWT): string {
-  return typeof token.sid === "string" && token.sid !== "" ? token.sid : LEGACY_SESSION_ID;
-}
-
-/**
- * When the session began (seconds): the `auth_time` claim set at sign-in and kept across
- * re-issues, or `iat` for a token from before session management. A user's revocation epoch is
- * compared with this, so a re-issue racing a revocation cannot outlive it.
- */
-export function jwtSessionStart(token: JWT): number {
-  if (typeof token.auth_time === "number") return token.auth_time;
-  return typeof token.iat === "number" ? token.iat : 0;
-}
 
 /**
  * Whether the store says the token's session is revoked: one store call, or none when a cached
@@ -114,4 +103,35 @@ export async function recordJwtSession(
       new AdapterError("The revocation store could not record the session", { cause }),
     );
   }
+}
+
+/**
+ * Signing out revokes the token's session in the store, so a copy of the cookie kept elsewhere
+ * stops working too. A token without `sid` cannot be revoked alone. A store that fails is retried
+ * until `deadline`, then `SessionStoreUnavailable` is thrown.
+ */
+async function revokeOwnToken(
+  ctx: Context,
+  store: RevocationStore,
+  token: JWT,
+  deadline: StoreDeadline,
+): Promise<void> {
+  const userId = token.sub;
+  const sessionId = jwtSessionId(token);
+  if (typeof userId !== "string" || sessionId === LEGACY_SESSION_ID) return;
+  const exp = typeof token.exp === "number" ? token.exp * 1000 : 0;
+  const expires = new Date(Math.max(exp, Date.now() + ctx.config.session.maxAge * 1000));
+  await retryWithin(deadline, "revokeSession", async () => {
+    await store.revokeSession({ userId, sessionId, expires });
+  });
+  forgetCachedChecks(store);
+}
+
+/** The revocation store as the JWT session's guard (./guard.ts). */
+export function revocationGuard(options: RevocationOptions): SessionGuard {
+  return {
+    isRevoked: (token) => isRevoked(options, token),
+    issued: (ctx, token, expires, origin) => recordJwtSession(ctx, token, expires, origin),
+    signedOut: (ctx, token, deadline) => revokeOwnToken(ctx, options.store, token, deadline),
+  };
 }

@@ -18,6 +18,7 @@ import {
 } from "../../email/code.js";
 import { type EmailInternalProvider, tokenSecrets } from "../../email/signin.js";
 import { Verification } from "../../errors.js";
+import { rateLimitsOf } from "../../rate-limit/state.js";
 import { redirectResult } from "../../response.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter } from "../../types/models.js";
@@ -80,7 +81,7 @@ async function countTry(
       : null;
   }
   const window = Math.max(1000, binding.expires - Date.now());
-  const { count } = await ctx.config.rateLimitStore.hit(await triesKey(binding), window);
+  const { count } = await rateLimitsOf(ctx.config).store.hit(await triesKey(binding), window);
   return count <= MAX_CODE_TRIES ? count : null;
 }
 

@@ -1,11 +1,12 @@
 /**
  * `createActionURL`: the absolute URL of an action, for integrations that call the handler.
  */
-import { normalizeBasePath } from "./base-path.js";
-import { type Env, trustHostFromEnv } from "./env.js";
-import { firstHeaderValue, parsePublicUrl } from "./origin.js";
-import type { AuthAction } from "./routes/index.js";
-import type { LoggerInstance } from "./types/config.js";
+
+import type { AuthAction } from "./builtins.js";
+import { normalizeBasePath } from "./lib/base-path.js";
+import { type Env, trustHostFromEnv } from "./lib/env.js";
+import { firstHeaderValue, parsePublicUrl } from "./lib/origin.js";
+import type { LoggerInstance } from "./lib/types/config.js";
 
 /**
  * The absolute URL of an action: from `config.url` or `AUTH_URL` when set, else from the host

@@ -1,0 +1,106 @@
+/**
+ * The feature seam (docs/architecture.md). The kernel (this folder outside `features/` and
+ * `sign-in/`) never imports a feature: a feature is a value that says what it adds, and the
+ * package's entry installs the built-in ones (../builtins.ts). What a feature adds to a
+ * configuration is worked out once per resolved configuration, on first use:
+ *
+ * - `routes`: paths of the handler, declared like the kernel's (./routes/define.ts);
+ * - `listeners`: who hears the moments of a request (./moments.ts);
+ * - `steps`: what a sign-in passes after the `signIn` callback and before its session;
+ * - `sessionGuard`: the JWT session's revocation check and records (./session/guard.ts);
+ * - `sessionClaims`: claims a new JWT session starts with.
+ *
+ * A feature's code loads when a request first needs it: a part whose work is heavy wraps a
+ * dynamic import (./moments.ts `lazyListener`).
+ */
+import type { ResolvedConfig } from "./config.js";
+import { eventsListener } from "./events.js";
+import type { RouteDeclaration } from "./routes/define.js";
+import type { SessionGuard } from "./session/guard.js";
+import type { Account, JWT } from "./types/models.js";
+import type { Listener, SignInStep } from "./types/moments.js";
+
+/** Claims a new JWT session starts with, before the `jwt` callback sees it. */
+export type SessionClaims = (
+  config: ResolvedConfig,
+  sign: { account: Account | null },
+) => Partial<JWT> | undefined;
+
+/** What a feature adds to one resolved configuration. */
+export interface FeatureParts {
+  listeners?: readonly Listener[];
+  steps?: readonly SignInStep[];
+  sessionGuard?: SessionGuard;
+  sessionClaims?: SessionClaims;
+}
+
+export interface Feature {
+  /** Its folder's name, for messages. */
+  name: string;
+  /** Routes it adds to the handler (their names join `AuthAction`). */
+  routes?: readonly RouteDeclaration[];
+  /** What it adds to a configuration; `undefined` when the configuration does not turn it on. */
+  equip?(config: ResolvedConfig): FeatureParts | undefined;
+}
+
+/** Every part of a configuration, merged over the installed features. */
+export interface Parts {
+  listeners: readonly Listener[];
+  steps: readonly SignInStep[];
+  sessionGuard: SessionGuard | undefined;
+  sessionClaims: readonly SessionClaims[];
+}
+
+let installed: readonly Feature[] = [];
+let parts = new WeakMap<ResolvedConfig, Parts>();
+let routeTable: Map<string, RouteDeclaration> | undefined;
+
+/** Installs the features (the package entry does, with the built-in ones). */
+export function installFeatures(features: readonly Feature[]): void {
+  if (features === installed) return;
+  installed = features;
+  parts = new WeakMap();
+  routeTable = undefined;
+}
+
+export const installedFeatures = (): readonly Feature[] => installed;
+
+/** The installed features' routes, by name. */
+export function featureRoutes(): Map<string, RouteDeclaration> {
+  routeTable ??= new Map(installed.flatMap((f) => f.routes ?? []).map((r) => [r.name, r]));
+  return routeTable;
+}
+
+function build(config: ResolvedConfig): Parts {
+  const listeners: Listener[] = [eventsListener];
+  const steps: SignInStep[] = [];
+  const sessionClaims: SessionClaims[] = [];
+  let sessionGuard: SessionGuard | undefined;
+  for (const feature of installed) {
+    const own = feature.equip?.(config);
+    if (!own) continue;
+    listeners.push(...(own.listeners ?? []));
+    steps.push(...(own.steps ?? []));
+    if (own.sessionClaims) sessionClaims.push(own.sessionClaims);
+    if (own.sessionGuard) {
+      if (sessionGuard) throw new TypeError(`Two features guard sessions (${feature.name})`);
+      sessionGuard = own.sessionGuard;
+    }
+  }
+  return { listeners, steps, sessionGuard, sessionClaims };
+}
+
+/** What the installed features add to `config`, worked out on first use. */
+export function partsOf(config: ResolvedConfig): Parts {
+  let found = parts.get(config);
+  if (!found) {
+    found = build(config);
+    parts.set(config, found);
+  }
+  return found;
+}
+
+/** Adds parts to a configuration, over what the features gave it (for tests of the seam). */
+export function attach(config: ResolvedConfig, extra: Partial<Parts>): void {
+  parts.set(config, { ...partsOf(config), ...extra });
+}

@@ -1,0 +1,23 @@
+/**
+ * Federated logout (docs/sessions.md): the OpenID provider's back-channel logout route, and the
+ * record of the provider's session id with each session an OAuth sign-in issues.
+ */
+import type { Feature } from "../../feature.js";
+import { lazyListener } from "../../moments.js";
+import backchannelLogout from "../../routes/backchannel-logout.js";
+
+/** Heard only by OAuth sign-ins, so other sign-ins never load the OAuth code. */
+const providerSid = lazyListener(
+  ["sessionIssued"],
+  async () => (await import("../../oauth/provider-sid.js")).providerSidListener,
+  (_name, moment) => {
+    const type = (moment as { provider?: { type?: string } }).provider?.type;
+    return type === "oauth" || type === "oidc";
+  },
+);
+
+export const federatedLogoutFeature = {
+  name: "federated-logout",
+  routes: [backchannelLogout],
+  equip: () => ({ listeners: [providerSid] }),
+} satisfies Feature;

@@ -1,0 +1,77 @@
+/**
+ * The types of the moments of a request and of the sign-in steps (../moments.ts, ../sign-in.ts).
+ */
+import type { Context } from "../context.js";
+import type { AuthError } from "../errors.js";
+import type { Cookie } from "./config.js";
+import type { Account, AdapterAccount, AdapterUser, Profile, User } from "./models.js";
+
+/** The provider a moment concerns, by id and type. */
+export interface ProviderRef {
+  id: string;
+  type: string;
+}
+
+/** What every moment of a finished sign-in carries. */
+export interface SignInMoment {
+  user: User | AdapterUser;
+  account: Account | null;
+  profile?: Profile;
+  provider: ProviderRef;
+  isNewUser: boolean;
+}
+
+/** A sign-in between the gate and its session. */
+export interface PendingSignIn extends SignInMoment {
+  sessionId?: string;
+  /** Where the browser goes once signed in. */
+  callbackUrl: string;
+  /** The steps this sign-in has passed, by id. */
+  passed: string[];
+}
+
+/**
+ * A step every sign-in passes after the gate and before its session (features register them; ./sign-in.ts runs them).
+ * `require` answers the URL of the step's page (absolute, or a path on this site) when this
+ * sign-in must pass the step, and `undefined` when it need not.
+ */
+export interface SignInStep {
+  id: string;
+  require(ctx: Context, pending: PendingSignIn): string | undefined | Promise<string | undefined>;
+}
+
+/** The moments and what each carries. */
+export interface Moments {
+  /**
+   * A sign-in's session was issued. `cookies` are the response's cookies so far; a listener may
+   * read them (the new session's token) and add its own.
+   */
+  sessionIssued: SignInMoment & { cookies: Cookie[] };
+  /** A sign-in finished: the session is issued and its cookies are final. */
+  signIn: SignInMoment;
+  /** A sign-in of a known user was refused with a Gatehouse error. */
+  signInRefused: { userId: string; provider: ProviderRef; error: AuthError };
+  /** A user was created by a sign-in. */
+  userCreated: { user: AdapterUser };
+  /** A stored user was changed by a sign-in. */
+  userUpdated: { user: AdapterUser };
+  /**
+   * An account was linked to `user`; `isNewUser` when the user was created by the same sign-in
+   * (its first account, not one added to an existing user).
+   */
+  accountLinked: {
+    user: AdapterUser;
+    account: AdapterAccount;
+    profile: User | AdapterUser;
+    isNewUser: boolean;
+  };
+  /** A user's email address was proven by a link or a code of `provider`. */
+  emailVerified: { user: AdapterUser; provider: ProviderRef };
+}
+
+export type MomentName = keyof Moments;
+
+/** A listener hears some moments; each handler logs its own failures and never throws. */
+export type Listener = {
+  [K in MomentName]?: (ctx: Context, moment: Moments[K]) => void | Promise<void>;
+};
