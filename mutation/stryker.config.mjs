@@ -23,7 +23,7 @@ export default {
     "packages/core/src/lib/email/normalize.ts",
     "packages/core/src/lib/cookies.ts",
     "packages/core/src/lib/request.ts",
-    "packages/core/src/lib/actions/backchannel-logout.ts",
+    "packages/core/src/lib/features/federated-logout/backchannel-logout.ts",
     "packages/core/src/lib/client-address.ts",
     "packages/core/src/lib/session/revocation.ts",
     "packages/core/src/lib/rate-limit/index.ts",
@@ -33,6 +33,7 @@ export default {
     "packages/core/src/lib/email/code.ts",
     "packages/core/src/lib/actions/callback/email-code.ts",
     "packages/core/src/lib/actions/signout.ts",
+    "packages/core/src/lib/rate-limit/attempt.ts",
   ],
   coverageAnalysis: "perTest",
   // The machine is shared: one or two test runners, not one per core.
