@@ -34,6 +34,10 @@ export default {
     "packages/core/src/lib/actions/callback/email-code.ts",
     "packages/core/src/lib/actions/signout.ts",
     "packages/core/src/lib/rate-limit/attempt.ts",
+    "packages/core/src/lib/session/address-proof.ts",
+    "packages/core/src/lib/session/store-deadline.ts",
+    "packages/core/src/lib/rate-limit/in-flight.ts",
+    "packages/core/src/lib/actions/sessions.ts",
   ],
   coverageAnalysis: "perTest",
   // The machine is shared: one or two test runners, not one per core.

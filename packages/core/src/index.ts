@@ -19,13 +19,27 @@ export {
 } from "./lib/crypto/password.js";
 export { isDate } from "./lib/dates.js";
 export { setEnvDefaults } from "./lib/env.js";
+export type {
+  AccessToken,
+  GetAccessTokenOptions,
+} from "./lib/features/provider-tokens/access-token.js";
+export {
+  PROVIDER_TOKENS_BUDGET,
+  PROVIDER_TOKENS_CLAIM,
+  type ProviderTokens,
+  storeProviderTokens,
+} from "./lib/features/provider-tokens/claim.js";
+export { getAccessToken } from "./lib/features/provider-tokens/lazy.js";
+export {
+  type ListSecurityEventsOptions,
+  listSecurityEvents,
+} from "./lib/features/security-log/list.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export {
   MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
 } from "./lib/rate-limit/memory.js";
 export { isAuthAction } from "./lib/routes/index.js";
-export { type ListSecurityEventsOptions, listSecurityEvents } from "./lib/security-log-list.js";
 export {
   listSessions,
   type RevokeUserSessionsOptions,
@@ -33,12 +47,4 @@ export {
   revokeUserSessions,
 } from "./lib/session/api.js";
 export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
-export type { AccessToken, GetAccessTokenOptions } from "./lib/tokens/access-token.js";
-export {
-  PROVIDER_TOKENS_BUDGET,
-  PROVIDER_TOKENS_CLAIM,
-  type ProviderTokens,
-  storeProviderTokens,
-} from "./lib/tokens/claim.js";
-export { getAccessToken } from "./lib/tokens/lazy.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

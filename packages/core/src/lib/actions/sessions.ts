@@ -7,8 +7,8 @@
  */
 import type { Context } from "../context.js";
 import { AdapterError, AuthError, MissingCSRF, SessionStoreUnavailable } from "../errors.js";
+import { recordSecurityEvent } from "../features/security-log/log.js";
 import { jsonResult, noStore } from "../response.js";
-import { recordSecurityEvent } from "../security-log.js";
 import { LEGACY_SESSION_ID } from "../session/ids.js";
 import { endSession, identifySession, type SessionRef } from "../session/index.js";
 import {

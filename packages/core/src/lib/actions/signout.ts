@@ -1,12 +1,12 @@
 import type { Context } from "../context.js";
 import { InvalidCallbackUrl, SessionStoreUnavailable } from "../errors.js";
+import { PROVIDER_TOKENS_CLAIM } from "../features/provider-tokens/claim.js";
+import { recordSecurityEvent, sessionSubject } from "../features/security-log/log.js";
 import type { OAuthProvider } from "../oauth/provider.js";
 import { authorizationServer } from "../oauth/server.js";
 import { redirectResult } from "../response.js";
-import { recordSecurityEvent, sessionSubject } from "../security-log.js";
 import { endSession, identifySession } from "../session/index.js";
 import { StoreDeadline } from "../session/store-deadline.js";
-import { PROVIDER_TOKENS_CLAIM } from "../tokens/claim.js";
 import type { Cookie, ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
 import { signOutPage } from "./pages.js";

@@ -13,7 +13,7 @@
 import type { ResolvedConfig } from "../config.js";
 import { Context } from "../context.js";
 import { AuthError, MissingAdapterMethods } from "../errors.js";
-import { recordSecurityEvent } from "../security-log.js";
+import { recordSecurityEvent } from "../features/security-log/log.js";
 import type { Adapter, AdapterSession } from "../types/models.js";
 import type {
   RevocationSessionRecord,

@@ -5,8 +5,8 @@
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
+import { submittedUserId } from "../../features/security-log/log.js";
 import { checkCredentialsAttempt } from "../../rate-limit/index.js";
-import { submittedUserId } from "../../security-log.js";
 import { completeSignIn, signInRefused } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { InternalProvider } from "../../types/internal.js";

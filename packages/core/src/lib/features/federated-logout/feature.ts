@@ -4,12 +4,12 @@
  */
 import type { Feature } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
-import backchannelLogout from "../../routes/backchannel-logout.js";
+import backchannelLogout from "./route.js";
 
 /** Heard only by OAuth sign-ins, so other sign-ins never load the OAuth code. */
 const providerSid = lazyListener(
   ["sessionIssued"],
-  async () => (await import("../../oauth/provider-sid.js")).providerSidListener,
+  async () => (await import("./provider-sid.js")).providerSidListener,
   (_name, moment) => {
     const type = (moment as { provider?: { type?: string } }).provider?.type;
     return type === "oauth" || type === "oidc";

@@ -3,7 +3,7 @@
  * have nowhere else to live, so a new JWT session carries them in its own claim.
  */
 import type { Feature } from "../../feature.js";
-import { PROVIDER_TOKENS_CLAIM, providerTokensOf } from "../../tokens/claim.js";
+import { PROVIDER_TOKENS_CLAIM, providerTokensOf } from "./claim.js";
 
 export const providerTokensFeature = {
   name: "provider-tokens",

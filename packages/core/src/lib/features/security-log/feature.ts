@@ -7,7 +7,7 @@ import { lazyListener } from "../../moments.js";
 
 const securityLog = lazyListener(
   ["signIn", "signInRefused", "accountLinked", "emailVerified"],
-  async () => (await import("../../security-log.js")).securityLogListener,
+  async () => (await import("./log.js")).securityLogListener,
 );
 
 export const securityLogFeature = {

@@ -2,7 +2,7 @@
  * `getAccessToken` as `@gatehousejs/core` exports it: the refresh code (and `oauth4webapi`) loads on
  * the first call, so an app that never asks for a provider token never loads it.
  */
-import type { AuthConfig } from "../types/config.js";
+import type { AuthConfig } from "../../types/config.js";
 import type { AccessToken, GetAccessTokenOptions } from "./access-token.js";
 
 /**

@@ -1,11 +1,11 @@
 /**
  * `listSecurityEvents`: a user's security activity as the app shows it (docs/security-log.md).
  */
-import { resolveConfig } from "./config.js";
-import { AuthError } from "./errors.js";
-import { pruneQuietly, retentionMs } from "./security-log.js";
-import type { AuthConfig } from "./types/config.js";
-import type { SecurityEvent } from "./types/sessions.js";
+import { resolveConfig } from "../../config.js";
+import { AuthError } from "../../errors.js";
+import type { AuthConfig } from "../../types/config.js";
+import type { SecurityEvent } from "../../types/sessions.js";
+import { pruneQuietly, retentionMs } from "./log.js";
 
 /** Options of {@link listSecurityEvents}. */
 export interface ListSecurityEventsOptions {

@@ -6,8 +6,8 @@
  * a rotated refresh token is stored once and an older set never overwrites a newer one.
  */
 import type * as oauth from "oauth4webapi";
-import { configLogger, resolveConfig } from "../config.js";
-import { Context } from "../context.js";
+import { configLogger, resolveConfig } from "../../config.js";
+import { Context } from "../../context.js";
 import {
   AdapterError,
   AuthError,
@@ -15,12 +15,12 @@ import {
   MissingAdapter,
   MissingAdapterMethods,
   RefreshTokenError,
-} from "../errors.js";
-import type { OAuthProvider } from "../oauth/provider.js";
-import { sessionRequest } from "../request.js";
-import { identifySession } from "../session/index.js";
-import type { AuthConfig } from "../types/config.js";
-import type { Adapter, AdapterAccount } from "../types/models.js";
+} from "../../errors.js";
+import type { OAuthProvider } from "../../oauth/provider.js";
+import { sessionRequest } from "../../request.js";
+import { identifySession } from "../../session/index.js";
+import type { AuthConfig } from "../../types/config.js";
+import type { Adapter, AdapterAccount } from "../../types/models.js";
 import {
   type AccessToken,
   fresh,

@@ -3,13 +3,13 @@
  * back-channel logout naming it ends exactly that session (docs/sessions.md).
  */
 import { decodeJwt } from "jose";
-import type { Context } from "../context.js";
-import { readChunked } from "../cookies.js";
-import { AdapterError } from "../errors.js";
-import type { Listener } from "../moments.js";
-import type { Cookie } from "../types/config.js";
-import type { Profile } from "../types/models.js";
-import type { TokenSet } from "../types/providers.js";
+import type { Context } from "../../context.js";
+import { readChunked } from "../../cookies.js";
+import { AdapterError } from "../../errors.js";
+import type { Listener } from "../../moments.js";
+import type { Cookie } from "../../types/config.js";
+import type { Profile } from "../../types/models.js";
+import type { TokenSet } from "../../types/providers.js";
 
 /** Hears `sessionIssued` of OAuth sign-ins (the configuration only passes those). */
 export const providerSidListener: Listener = {

@@ -3,10 +3,10 @@
  * a network failure or a 5xx), the error a failed grant becomes, and when a token is fresh.
  */
 import * as oauth from "oauth4webapi";
-import { AuthError, RefreshTokenError } from "../errors.js";
-import type { OAuthProvider } from "../oauth/provider.js";
-import { authorizationServer, client, httpOptions } from "../oauth/server.js";
-import type { AdapterAccount } from "../types/models.js";
+import { AuthError, RefreshTokenError } from "../../errors.js";
+import type { OAuthProvider } from "../../oauth/provider.js";
+import { authorizationServer, client, httpOptions } from "../../oauth/server.js";
+import type { AdapterAccount } from "../../types/models.js";
 
 /** What `getAccessToken` returns. */
 export interface AccessToken {

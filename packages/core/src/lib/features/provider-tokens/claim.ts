@@ -2,7 +2,7 @@
  * The provider token set kept in a JWT session (JWT strategy without an adapter): the claim, its
  * shape and the `jwt`-callback helper that fills it. No OAuth code: importing it costs nothing.
  */
-import type { Account } from "../types/models.js";
+import type { Account } from "../../types/models.js";
 
 /** The JWT claim under which, without an adapter, the provider tokens live in the session. */
 export const PROVIDER_TOKENS_CLAIM = "gatehouse_tokens";

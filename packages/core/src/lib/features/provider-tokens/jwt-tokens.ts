@@ -4,12 +4,12 @@
  * refresh token marks the session so that the callbacks and the client see it.
  */
 import type * as oauth from "oauth4webapi";
-import type { Context } from "../context.js";
-import { serializeCookie } from "../cookies.js";
-import { AuthError, RefreshTokenError } from "../errors.js";
-import type { OAuthProvider } from "../oauth/provider.js";
-import { writeToken } from "../session/jwt.js";
-import type { AdapterAccount, JWT } from "../types/models.js";
+import type { Context } from "../../context.js";
+import { serializeCookie } from "../../cookies.js";
+import { AuthError, RefreshTokenError } from "../../errors.js";
+import type { OAuthProvider } from "../../oauth/provider.js";
+import { writeToken } from "../../session/jwt.js";
+import type { AdapterAccount, JWT } from "../../types/models.js";
 import { PROVIDER_TOKENS_CLAIM, type ProviderTokens, providerTokensOf } from "./claim.js";
 import {
   type AccessToken,

@@ -6,20 +6,20 @@
  * Retention: events older than `securityLog.retentionDays` (default 90) are never listed, and the
  * store's `prune` runs on a write or a read at most once an hour per store in each process.
  */
-import type { ResolvedConfig } from "./config.js";
-import { Context } from "./context.js";
-import { readChunked } from "./cookies.js";
-import { randomUUID } from "./crypto/hash.js";
-import { AdapterError } from "./errors.js";
-import type { Listener } from "./moments.js";
-import { requestClient } from "./session/client.js";
-import { LEGACY_SESSION_ID, publicSessionId } from "./session/ids.js";
+import type { ResolvedConfig } from "../../config.js";
+import { Context } from "../../context.js";
+import { readChunked } from "../../cookies.js";
+import { randomUUID } from "../../crypto/hash.js";
+import { AdapterError } from "../../errors.js";
+import type { Listener } from "../../moments.js";
+import { requestClient } from "../../session/client.js";
+import { LEGACY_SESSION_ID, publicSessionId } from "../../session/ids.js";
 import type {
   SecurityEvent,
   SecurityEventStore,
   SecurityEventType,
   SecurityLogOptions,
-} from "./types/sessions.js";
+} from "../../types/sessions.js";
 
 /** What an action says about an event; the id, time, client and address are filled in here. */
 export interface SecurityEventInput {

@@ -5,13 +5,13 @@
  * proof. A token that fails any check answers 400 `invalid_request` and ends nothing.
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
-import type { Context } from "../context.js";
-import { sha256Hex } from "../crypto/hash.js";
-import type { OAuthProvider } from "../oauth/provider.js";
-import { authorizationServer } from "../oauth/server.js";
-import { rateLimitsOf } from "../rate-limit/state.js";
-import { jsonResult } from "../response.js";
-import type { ResponseInternal } from "../types/config.js";
+import type { Context } from "../../context.js";
+import { sha256Hex } from "../../crypto/hash.js";
+import type { OAuthProvider } from "../../oauth/provider.js";
+import { authorizationServer } from "../../oauth/server.js";
+import { rateLimitsOf } from "../../rate-limit/state.js";
+import { jsonResult } from "../../response.js";
+import type { ResponseInternal } from "../../types/config.js";
 
 const LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
 /** How far in the past (and future, for clock skew) a logout token's `iat` may be, in seconds. */
