@@ -8,12 +8,14 @@
  * - `listeners`: who hears the moments of a request (./moments.ts);
  * - `steps`: what a sign-in passes after the `signIn` callback and before its session;
  * - `sessionGuard`: the JWT session's revocation check and records (./session/guard.ts);
- * - `sessionClaims`: claims a new JWT session starts with.
+ * - `sessionClaims`: claims a new JWT session starts with;
+ * - `signOutTarget`: where a sign-out goes on to (a provider's end-session page).
  *
  * A feature's code loads when a request first needs it: a part whose work is heavy wraps a
  * dynamic import (./moments.ts `lazyListener`).
  */
 import type { ResolvedConfig } from "./config.js";
+import type { Context } from "./context.js";
 import { eventsListener } from "./events.js";
 import type { RouteDeclaration } from "./routes/define.js";
 import type { SessionGuard } from "./session/guard.js";
@@ -26,12 +28,21 @@ export type SessionClaims = (
   sign: { account: Account | null },
 ) => Partial<JWT> | undefined;
 
+/** Where a sign-out sends the browser after the session here ended (a provider's logout page). */
+export interface SignOutTarget {
+  endpoint: string;
+  idToken: string | undefined;
+  clientId: string;
+}
+
 /** What a feature adds to one resolved configuration. */
 export interface FeatureParts {
   listeners?: readonly Listener[];
   steps?: readonly SignInStep[];
   sessionGuard?: SessionGuard;
   sessionClaims?: SessionClaims;
+  /** Where POST /signout sends the browser next, if anywhere (one feature at most). */
+  signOutTarget?: (ctx: Context) => Promise<SignOutTarget | undefined>;
 }
 
 export interface Feature {
@@ -49,6 +60,7 @@ export interface Parts {
   steps: readonly SignInStep[];
   sessionGuard: SessionGuard | undefined;
   sessionClaims: readonly SessionClaims[];
+  signOutTarget: FeatureParts["signOutTarget"];
 }
 
 let installed: readonly Feature[] = [];
@@ -76,6 +88,7 @@ function build(config: ResolvedConfig): Parts {
   const steps: SignInStep[] = [];
   const sessionClaims: SessionClaims[] = [];
   let sessionGuard: SessionGuard | undefined;
+  let signOutTarget: FeatureParts["signOutTarget"];
   for (const feature of installed) {
     const own = feature.equip?.(config);
     if (!own) continue;
@@ -86,8 +99,12 @@ function build(config: ResolvedConfig): Parts {
       if (sessionGuard) throw new TypeError(`Two features guard sessions (${feature.name})`);
       sessionGuard = own.sessionGuard;
     }
+    if (own.signOutTarget) {
+      if (signOutTarget) throw new TypeError(`Two features redirect sign-outs (${feature.name})`);
+      signOutTarget = own.signOutTarget;
+    }
   }
-  return { listeners, steps, sessionGuard, sessionClaims };
+  return { listeners, steps, sessionGuard, sessionClaims, signOutTarget };
 }
 
 /** What the installed features add to `config`, worked out on first use. */

@@ -1,11 +1,9 @@
 import type { Context } from "../context.js";
 import { InvalidCallbackUrl, SessionStoreUnavailable } from "../errors.js";
-import { PROVIDER_TOKENS_CLAIM } from "../features/provider-tokens/claim.js";
-import { recordSecurityEvent, sessionSubject } from "../features/security-log/log.js";
-import type { OAuthProvider } from "../oauth/provider.js";
-import { authorizationServer } from "../oauth/server.js";
+import { partsOf } from "../feature.js";
+import { announce } from "../moments.js";
 import { redirectResult } from "../response.js";
-import { endSession, identifySession } from "../session/index.js";
+import { endSession } from "../session/index.js";
 import { StoreDeadline } from "../session/store-deadline.js";
 import type { Cookie, ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
@@ -28,20 +26,22 @@ export async function signOut(ctx: Context): Promise<ResponseInternal> {
   // A provider that cannot be reached (discovery failing, or slow) must not keep the user signed
   // in here: the sign-out goes on locally, with one log line. Its own deadline, so a slow
   // provider leaves the store its full time.
-  const federated = await new StoreDeadline()
-    .race("the federated sign-out target", federatedTarget(ctx))
-    .catch((error: unknown) => {
-      ctx.config.logger.error(error as Error);
-      return undefined;
-    });
+  const { signOutTarget } = partsOf(ctx.config);
+  const federated = signOutTarget
+    ? await new StoreDeadline()
+        .race("the federated sign-out target", signOutTarget(ctx))
+        .catch((error: unknown) => {
+          ctx.config.logger.error(error as Error);
+          return undefined;
+        })
+    : undefined;
   // One deadline for every store call that ends the session: a store that never answers (a
   // half-open connection) must not hang the sign-out.
   const deadline = new StoreDeadline();
   // End the session first: a refused callbackUrl must not leave the user signed in. The
   // deletions are queued on the context, so they also ride on an error redirect.
-  const subject = await deadline
-    .race("the session's subject", sessionSubject(ctx))
-    .catch(() => null);
+  // Listeners that need the session (the security log: whose it was) read it before it ends.
+  await announce(ctx, "signingOut", { deadline });
   let ended: Cookie[];
   try {
     ended = await endSession(ctx, deadline);
@@ -51,11 +51,7 @@ export async function signOut(ctx: Context): Promise<ResponseInternal> {
     return signOutUnavailable(ctx, error, "url" in resolved ? resolved.url : undefined);
   }
   ctx.setCookies.push(...ended);
-  if (subject) {
-    // Recorded in the background once the deadline is spent: the session has ended either way.
-    const recorded = recordSecurityEvent(ctx, { type: "signOut", ...subject });
-    await deadline.race("the signOut security event", recorded).catch(() => {});
-  }
+  await announce(ctx, "signedOut", { deadline });
   const resolved = await callback;
   if ("error" in resolved) throw resolved.error;
   if (!federated) return redirectResult(resolved.url);
@@ -69,54 +65,4 @@ export async function signOut(ctx: Context): Promise<ResponseInternal> {
   target.searchParams.set("post_logout_redirect_uri", resolved.url);
   target.searchParams.set("client_id", federated.clientId);
   return redirectResult(target.href);
-}
-
-function wantsFederated(ctx: Context, provider: OAuthProvider & { federatedLogout?: boolean }) {
-  const asked = ctx.req.body?.federated;
-  if (asked === true || asked === "true") return true;
-  if (asked === false || asked === "false") return false;
-  return provider.federatedLogout === true;
-}
-
-/**
- * The provider's end-session endpoint and the ID token for the hint, when this sign-out also ends
- * the session at the provider: the provider the session signed in with (the body's `provider`,
- * else the one OIDC provider of the configuration) is OIDC, advertises `end_session_endpoint`,
- * and the sign-out asks `federated: true` (or the provider's `federatedLogout` makes it the default).
- */
-async function federatedTarget(
-  ctx: Context,
-): Promise<{ endpoint: string; idToken: string | undefined; clientId: string } | undefined> {
-  const named = ctx.req.body?.provider;
-  const oidc = [...ctx.config.providerById.values()].filter((p) => p.type === "oidc");
-  const provider = (
-    typeof named === "string"
-      ? oidc.find((p) => p.id === named)
-      : oidc.length === 1
-        ? oidc[0]
-        : undefined
-  ) as (OAuthProvider & { federatedLogout?: boolean }) | undefined;
-  if (!provider || !wantsFederated(ctx, provider)) return undefined;
-  const ref = await identifySession(ctx);
-  if (!ref) return undefined;
-  const as = await authorizationServer(provider);
-  const endpoint = as.end_session_endpoint;
-  if (typeof endpoint !== "string") return undefined;
-  let idToken: string | undefined;
-  const adapter = ctx.config.adapter;
-  if (adapter?.listAccountsByUserId) {
-    const accounts = await adapter.listAccountsByUserId(ref.userId);
-    const account = accounts.find((a) => a.provider === provider.id);
-    if (typeof account?.id_token === "string") idToken = account.id_token;
-  }
-  // Without an adapter: the provider token set in the JWT, or an `id_token` claim the app's own
-  // `jwt` callback kept.
-  const set = ref.token?.[PROVIDER_TOKENS_CLAIM] as
-    | { provider?: unknown; id_token?: unknown }
-    | undefined;
-  if (!idToken && set?.provider === provider.id && typeof set.id_token === "string") {
-    idToken = set.id_token;
-  }
-  if (!idToken && typeof ref.token?.id_token === "string") idToken = ref.token.id_token;
-  return { endpoint, idToken, clientId: provider.clientId ?? "" };
 }

@@ -3,6 +3,7 @@
  */
 import type { Context } from "../context.js";
 import type { AuthError } from "../errors.js";
+import type { StoreDeadline } from "../session/store-deadline.js";
 import type { Cookie } from "./config.js";
 import type { Account, AdapterAccount, AdapterUser, Profile, User } from "./models.js";
 
@@ -67,6 +68,13 @@ export interface Moments {
   };
   /** A user's email address was proven by a link or a code of `provider`. */
   emailVerified: { user: AdapterUser; provider: ProviderRef };
+  /**
+   * POST /signout is about to end the request's session: a listener that needs to know whose it
+   * is reads it now. Store calls race `deadline`, which the sign-out shares.
+   */
+  signingOut: { deadline: StoreDeadline };
+  /** The request's session has ended (its cookies are being deleted). */
+  signedOut: { deadline: StoreDeadline };
 }
 
 export type MomentName = keyof Moments;

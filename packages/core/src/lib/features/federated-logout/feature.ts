@@ -2,6 +2,7 @@
  * Federated logout (docs/sessions.md): the OpenID provider's back-channel logout route, and the
  * record of the provider's session id with each session an OAuth sign-in issues.
  */
+import type { Context } from "../../context.js";
 import type { Feature } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
 import backchannelLogout from "./route.js";
@@ -19,5 +20,14 @@ const providerSid = lazyListener(
 export const federatedLogoutFeature = {
   name: "federated-logout",
   routes: [backchannelLogout],
-  equip: () => ({ listeners: [providerSid] }),
+  equip: (config) => ({
+    listeners: [providerSid],
+    // Only a configuration with an OpenID provider can send a sign-out on to one.
+    ...([...config.providerById.values()].some((p) => p.type === "oidc")
+      ? {
+          signOutTarget: async (ctx: Context) =>
+            (await import("./sign-out.js")).federatedTarget(ctx),
+        }
+      : {}),
+  }),
 } satisfies Feature;

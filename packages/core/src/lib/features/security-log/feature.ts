@@ -6,7 +6,7 @@ import type { Feature } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
 
 const securityLog = lazyListener(
-  ["signIn", "signInRefused", "accountLinked", "emailVerified"],
+  ["signIn", "signInRefused", "accountLinked", "emailVerified", "signingOut", "signedOut"],
   async () => (await import("./log.js")).securityLogListener,
 );
 

@@ -174,8 +174,24 @@ export async function sessionSubject(
   }
 }
 
+/** Whose session a sign-out ends, read before it ends (null: nobody's, or not known in time). */
+const signingOut = new WeakMap<Context, { userId: string; sessionId: string } | null>();
+
 /** The security log as a listener of the sign-in moments (registered when the log is on). */
 export const securityLogListener: Listener = {
+  signingOut: async (ctx, { deadline }) => {
+    const subject = await deadline
+      .race("the session's subject", sessionSubject(ctx))
+      .catch(() => null);
+    signingOut.set(ctx, subject);
+  },
+  signedOut: async (ctx, { deadline }) => {
+    const subject = signingOut.get(ctx);
+    if (!subject) return;
+    // Recorded in the background once the deadline is spent: the session has ended either way.
+    const recorded = recordSecurityEvent(ctx, { type: "signOut", ...subject });
+    await deadline.race("the signOut security event", recorded).catch(() => {});
+  },
   signIn: (ctx, { user, provider }) =>
     recordSecurityEvent(ctx, {
       type: "signIn",
