@@ -55,17 +55,24 @@ export interface SignInRequest {
 export const CHALLENGE_MAX_AGE = 10 * 60;
 
 /**
- * Announces a refused sign-in of a known user (when `userId` is given and the error is
- * Gatehouse's) and throws the error on: `.catch((e) => signInRefused(ctx, userId, provider, e))`.
+ * Announces a refused sign-in of a known user (when `userId` is given, or the credentials it
+ * `claimed` may name one, and the error is Gatehouse's) and throws the error on:
+ * `.catch((e) => signInRefused(ctx, userId, provider, e))`.
  */
 export async function signInRefused(
   ctx: Context,
   userId: string | null | undefined,
   provider: ProviderRef,
   error: unknown,
+  claimed?: Record<string, unknown>,
 ): Promise<never> {
-  if (userId && error instanceof AuthError) {
-    await announce(ctx, "signInRefused", { userId, provider, error });
+  if ((userId || claimed) && error instanceof AuthError) {
+    await announce(ctx, "signInRefused", {
+      userId: userId || null,
+      ...(claimed ? { claimed } : {}),
+      provider,
+      error,
+    });
   }
   throw error;
 }

@@ -51,7 +51,17 @@ export interface Moments {
   /** A sign-in finished: the session is issued and its cookies are final. */
   signIn: SignInMoment;
   /** A sign-in of a known user was refused with a Gatehouse error. */
-  signInRefused: { userId: string; provider: ProviderRef; error: AuthError };
+  signInRefused: {
+    /** The known user the sign-in was for, or null: then `claimed` may name one. */
+    userId: string | null;
+    /**
+     * What a refused credentials sign-in submitted (the declared fields only), from which a
+     * listener may look up whose account it named. Never logged or stored as such.
+     */
+    claimed?: Record<string, unknown>;
+    provider: ProviderRef;
+    error: AuthError;
+  };
   /** A user was created by a sign-in. */
   userCreated: { user: AdapterUser };
   /** A stored user was changed by a sign-in. */

@@ -5,7 +5,6 @@
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
-import { submittedUserId } from "../../features/security-log/log.js";
 import { checkCredentialsAttempt } from "../../rate-limit/index.js";
 import { completeSignIn, signInRefused } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
@@ -70,12 +69,9 @@ export async function credentialsCallback(
   const returned = await authorize(ctx, provider, credentials).catch(async (error) => {
     // A refusal or a throw: either way one more failure (a throw must not be a free guess).
     await attempt.failed();
-    return signInRefused(
-      ctx,
-      error instanceof CredentialsSignin ? await submittedUserId(ctx, credentials) : null,
-      provider,
-      error,
-    );
+    // A wrong password names an account (the log may show its user the failure); a throw not.
+    const claimed = error instanceof CredentialsSignin ? credentials : undefined;
+    return signInRefused(ctx, null, provider, error, claimed);
   });
   await attempt.succeeded();
   const id = returned.id === undefined || returned.id === null ? randomUUID() : String(returned.id);

@@ -199,14 +199,17 @@ export const securityLogListener: Listener = {
       provider: provider.id,
       providerType: provider.type,
     }),
-  signInRefused: (ctx, { userId, provider, error }) =>
-    recordSecurityEvent(ctx, {
+  signInRefused: async (ctx, { userId, claimed, provider, error }) => {
+    const named = userId ?? (claimed ? await submittedUserId(ctx, claimed) : null);
+    if (!named) return;
+    await recordSecurityEvent(ctx, {
       type: "signInFailed",
-      userId,
+      userId: named,
       provider: provider.id,
       providerType: provider.type,
       reason: error.type,
-    }),
+    });
+  },
   // An account added to an existing user; a new user's first account is part of its creation.
   accountLinked: (ctx, { user, account, isNewUser }) =>
     isNewUser
