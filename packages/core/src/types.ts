@@ -4,6 +4,13 @@
  */
 
 export type { AuthAction } from "./builtins.js";
+export type { ErrorType, ErrorTypes } from "./lib/errors.js";
+// What the built-in features add to the open lists (ErrorTypes, SecurityEventTypes, WarningCodes,
+// SignInPageErrors): these keep every member in the program of whoever imports this entry.
+export type {} from "./lib/features/provider-tokens/types.js";
+export type {} from "./lib/features/rate-limit/types.js";
+export type {} from "./lib/features/security-log/types.js";
+export type {} from "./lib/features/sessions/types.js";
 export type {
   BackoffRule,
   ClientAddressResolver,
@@ -38,8 +45,10 @@ export type {
   SessionOptions,
   SessionTrigger,
   SignInPageErrorParam,
+  SignInPageErrors,
   Theme,
   WarningCode,
+  WarningCodes,
 } from "./lib/types/config.js";
 export type { InternalProvider } from "./lib/types/internal.js";
 export type { JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./lib/types/jwt.js";
@@ -78,6 +87,7 @@ export type {
   SecurityEvent,
   SecurityEventStore,
   SecurityEventType,
+  SecurityEventTypes,
   SecurityLogOptions,
   SessionInfo,
   SessionMetadata,

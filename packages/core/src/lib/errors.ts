@@ -1,47 +1,63 @@
 /**
- * The one error tree. Every error Gatehouse raises is an `AuthError` with a closed `type`, so
- * `switch (error.type)` narrows. Messages never carry tokens, secrets, passwords or cookie values;
+ * The one error tree. Every error Gatehouse raises is an `AuthError` whose `type` is a key of
+ * `ErrorTypes`: a union known to the compiler, so `switch (error.type)` narrows, and one a feature
+ * extends from its own folder. Messages never carry tokens, secrets, passwords or cookie values;
  * structured detail goes on `cause`.
  */
 
+/**
+ * The error types, as the keys of an interface that features extend by declaration merging: a
+ * feature declares its own errors beside its code (the rate-limit feature's `RateLimited` is in
+ * features/rate-limit/types.ts), and so can an app for the errors it raises itself.
+ *
+ * @example
+ * ```ts
+ * declare module "@gatehousejs/core/types" {
+ *   interface ErrorTypes {
+ *     TwoFactorRequired: true;
+ *   }
+ * }
+ * ```
+ */
+export interface ErrorTypes {
+  AuthError: true;
+  AccessDenied: true;
+  AccountNotLinked: true;
+  AdapterError: true;
+  CallbackRouteError: true;
+  CredentialsSignin: true;
+  DuplicateConditionalUI: true;
+  EmailSignInError: true;
+  ErrorPageLoop: true;
+  EventError: true;
+  ExperimentalFeatureNotEnabled: true;
+  InvalidCallbackUrl: true;
+  InvalidCheck: true;
+  InvalidEndpoints: true;
+  InvalidProvider: true;
+  JWTSessionError: true;
+  MissingAdapter: true;
+  MissingAdapterMethods: true;
+  MissingAuthorize: true;
+  MissingCSRF: true;
+  MissingSecret: true;
+  MissingWebAuthnAutocomplete: true;
+  OAuthAccountNotLinked: true;
+  OAuthCallbackError: true;
+  OAuthProfileParseError: true;
+  OAuthSignInError: true;
+  SessionStoreUnavailable: true;
+  SessionTokenError: true;
+  SignOutError: true;
+  UnknownAction: true;
+  UnsupportedStrategy: true;
+  UntrustedHost: true;
+  Verification: true;
+  WebAuthnVerificationError: true;
+}
+
 /** Every error type, as it appears in logs and (for client-safe ones) in `?error=`. */
-export type ErrorType =
-  | "AuthError"
-  | "AccessDenied"
-  | "AccountNotLinked"
-  | "AdapterError"
-  | "CallbackRouteError"
-  | "CredentialsSignin"
-  | "DuplicateConditionalUI"
-  | "EmailSignInError"
-  | "ErrorPageLoop"
-  | "EventError"
-  | "ExperimentalFeatureNotEnabled"
-  | "InvalidCallbackUrl"
-  | "InvalidCheck"
-  | "InvalidEndpoints"
-  | "InvalidProvider"
-  | "JWTSessionError"
-  | "MissingAdapter"
-  | "MissingAdapterMethods"
-  | "MissingAuthorize"
-  | "MissingCSRF"
-  | "MissingSecret"
-  | "MissingWebAuthnAutocomplete"
-  | "OAuthAccountNotLinked"
-  | "OAuthCallbackError"
-  | "OAuthProfileParseError"
-  | "OAuthSignInError"
-  | "RateLimited"
-  | "RefreshTokenError"
-  | "SessionStoreUnavailable"
-  | "SessionTokenError"
-  | "SignOutError"
-  | "UnknownAction"
-  | "UnsupportedStrategy"
-  | "UntrustedHost"
-  | "Verification"
-  | "WebAuthnVerificationError";
+export type ErrorType = keyof ErrorTypes;
 
 /** `signIn` errors send the user back to the sign-in page; the rest to the error page. */
 export type ErrorKind = "signIn" | "error";
@@ -179,7 +195,8 @@ export class OAuthSignInError extends SignInError {
   override type: ErrorType = "OAuthSignInError";
 }
 /**
- * A sign-in rate limit was reached (docs/rate-limits.md). The client may try again after
+ * A sign-in rate limit was reached (docs/rate-limits.md). Its type is declared by the rate-limit
+ * feature (features/rate-limit/types.ts). The client may try again after
  * `retryAfter` seconds; the answer is a `429` with `Retry-After`, or the sign-in page with
  * `error=RateLimited`. The message names the limit and a hashed key, never an address or account.
  */
@@ -196,6 +213,7 @@ export class RateLimited extends SignInError {
 /**
  * The provider refused the account's refresh token (or there is none): the user must sign in
  * again with the provider. The account stays marked (`error: "RefreshTokenError"`) until then.
+ * Its type is declared by the provider-tokens feature (features/provider-tokens/types.ts).
  */
 export class RefreshTokenError extends AuthError {
   override type: ErrorType = "RefreshTokenError";
@@ -246,7 +264,8 @@ export class WebAuthnVerificationError extends AuthError {
   override type: ErrorType = "WebAuthnVerificationError";
 }
 
-const clientSafe: ReadonlySet<ErrorType> = new Set<ErrorType>([
+/** Types that may appear in `?error=`. */
+const clientSafe = new Set<ErrorType>([
   "AccessDenied",
   "AccountNotLinked",
   "CredentialsSignin",
@@ -272,7 +291,7 @@ export function isClientError(error: unknown): error is AuthError {
 }
 
 /** Failures caused by the request, not the server: logged at `warn`, never at `error`. */
-const mistakes: ReadonlySet<ErrorType> = new Set<ErrorType>([
+const mistakes = new Set<ErrorType>([
   "AccountNotLinked",
   "CredentialsSignin",
   "InvalidCallbackUrl",
@@ -293,4 +312,31 @@ export function isClientMistake(error: unknown): error is AuthError {
   if (!(error instanceof AuthError)) return false;
   if (error instanceof EmailSignInError) return error.code === "invalid_email";
   return mistakes.has(error.type);
+}
+
+/**
+ * Classifies an error type a feature declares (in `ErrorTypes`): `clientSafe` lets it appear in
+ * the redirect URL's `?error=` (else the client reads `Configuration`), `mistake` logs it at
+ * `warn` as the client's mistake (else at `error`). Call it beside the error's class, so the
+ * classification is in place before the first error of the type can be thrown.
+ *
+ * @example
+ * ```ts
+ * declare module "../../errors.js" {
+ *   interface ErrorTypes {
+ *     TwoFactorFailed: true;
+ *   }
+ * }
+ * export class TwoFactorFailed extends SignInError {
+ *   override type: ErrorType = "TwoFactorFailed";
+ * }
+ * classifyErrorType("TwoFactorFailed", { clientSafe: true, mistake: true });
+ * ```
+ */
+export function classifyErrorType(
+  type: ErrorType,
+  traits: { clientSafe?: boolean; mistake?: boolean },
+): void {
+  if (traits.clientSafe) clientSafe.add(type);
+  if (traits.mistake) mistakes.add(type);
 }

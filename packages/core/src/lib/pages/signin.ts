@@ -13,6 +13,7 @@ import { readableTextColor, safeCssColor } from "./css.js";
 import { escapeHtml, originOf, safeImageSrc, safeNavigationUrl } from "./escape.js";
 import { inputId, renderField } from "./fields.js";
 import { hiddenFields, INVALID_FIELD, renderErrorBox, renderShell } from "./shell.js";
+import { signInErrorMessage } from "./sign-in-errors.js";
 import { renderWebAuthnScript } from "./webauthn-script.js";
 
 /** What {@link renderSignInPage} needs. */
@@ -29,53 +30,6 @@ export interface SignInPageParams {
   /** Prefill for the email inputs (`?email=`). Untrusted. */
   email?: string;
   theme: Required<Theme>;
-}
-
-const TRY_ANOTHER_ACCOUNT = "Try signing in with a different account.";
-
-// Looked up with Object.hasOwn so `?error=constructor` and friends get the generic message.
-const ERROR_MESSAGES: Readonly<Record<string, string>> = {
-  Signin: TRY_ANOTHER_ACCOUNT,
-  OAuthSignin: TRY_ANOTHER_ACCOUNT,
-  OAuthCallbackError: TRY_ANOTHER_ACCOUNT,
-  OAuthCreateAccount: TRY_ANOTHER_ACCOUNT,
-  EmailCreateAccount: TRY_ANOTHER_ACCOUNT,
-  Callback: TRY_ANOTHER_ACCOUNT,
-  OAuthAccountNotLinked:
-    "This email is already linked to another account. To confirm your identity, sign in " +
-    "with the account you used originally.",
-  EmailSignin: "The sign in email could not be sent. Please try again later.",
-  CredentialsSignin: "Sign in failed. Check that the details you provided are correct.",
-  SessionRequired: "Please sign in to access this page.",
-  MissingCSRF: "The sign in form expired. Please try again.",
-  AccountNotLinked: "This passkey is not linked to any account. Sign in another way first.",
-};
-
-const GENERIC_ERROR_MESSAGE = "Unable to sign in.";
-
-/** "Too many attempts" with the wait from `?code=` (whole seconds), rounded up to minutes past one. */
-function rateLimitedMessage(code: string | undefined): string {
-  const seconds = code && /^[1-9]\d{0,6}$/.test(code) ? Number(code) : 0;
-  if (seconds === 0) return "Too many attempts. Please wait a moment, then try again.";
-  const minutes = Math.ceil(seconds / 60);
-  const wait =
-    seconds < 60
-      ? `${seconds} second${seconds === 1 ? "" : "s"}`
-      : `${minutes} minute${minutes === 1 ? "" : "s"}`;
-  return `Too many attempts. Please try again in ${wait}.`;
-}
-
-/** The user-facing message for a `?error=` value (and `?code=`) of the sign-in page. */
-export function signInErrorMessage(error: string, code?: string): string {
-  if (error === "RateLimited") return rateLimitedMessage(code);
-  if (error === "EmailSignin" && code === "invalid_email") {
-    return "That email address does not look right. Check it and try again.";
-  }
-  if (error === "InvalidCheck")
-    return "The sign in took too long or was interrupted. Please try again.";
-  return Object.hasOwn(ERROR_MESSAGES, error)
-    ? (ERROR_MESSAGES[error] ?? GENERIC_ERROR_MESSAGE)
-    : GENERIC_ERROR_MESSAGE;
 }
 
 /** The kind of form whose fields an error is about, if any. */

@@ -59,7 +59,11 @@ export interface CookieOption {
   options: CookieAttributes;
 }
 
-/** Every cookie Gatehouse writes, by key. */
+/**
+ * Every cookie Gatehouse writes, by key. An interface, so that a feature (or an app's own
+ * extension) declares the cookies it adds by declaration merging, and `cookies` in the
+ * configuration then accepts overrides of them.
+ */
 export interface CookiesOptions {
   sessionToken: CookieOption;
   callbackUrl: CookieOption;
@@ -203,16 +207,22 @@ export interface EventCallbacks {
   session?: (message: { session: Session; token?: JWT }) => Awaitable<void>;
 }
 
+/**
+ * The warning codes, as the keys of an interface a feature extends by declaration merging (the
+ * rate-limit feature's `untrusted-forwarded-for` is in features/rate-limit/types.ts).
+ */
+export interface WarningCodes {
+  "debug-enabled": true;
+  "csrf-disabled": true;
+  "env-url-basepath-redundant": true;
+  "env-url-basepath-mismatch": true;
+  "experimental-webauthn": true;
+  "weak-secret": true;
+  "client-error": true;
+}
+
 /** Warning codes the logger's `warn` receives. */
-export type WarningCode =
-  | "debug-enabled"
-  | "csrf-disabled"
-  | "env-url-basepath-redundant"
-  | "env-url-basepath-mismatch"
-  | "experimental-webauthn"
-  | "weak-secret"
-  | "untrusted-forwarded-for"
-  | "client-error";
+export type WarningCode = keyof WarningCodes;
 
 /** Where Gatehouse writes its log lines. Missing levels fall back to the built-in logger. */
 export interface LoggerInstance {
@@ -332,18 +342,25 @@ export type ErrorPageParam =
   | "InvalidCallbackUrl"
   | "SessionStoreUnavailable";
 
+/**
+ * The sign-in page's error values, as the keys of an interface a feature extends by declaration
+ * merging (the rate-limit feature's `RateLimited` is in features/rate-limit/types.ts). A feature
+ * that adds one gives the page its message too (lib/pages/sign-in-errors.ts).
+ */
+export interface SignInPageErrors {
+  Signin: true;
+  OAuthSignin: true;
+  OAuthCallbackError: true;
+  OAuthCreateAccount: true;
+  EmailCreateAccount: true;
+  Callback: true;
+  OAuthAccountNotLinked: true;
+  EmailSignin: true;
+  CredentialsSignin: true;
+  SessionRequired: true;
+  MissingCSRF: true;
+  AccountNotLinked: true;
+}
+
 /** The error values that may appear in `?error=` on the sign-in page. */
-export type SignInPageErrorParam =
-  | "Signin"
-  | "OAuthSignin"
-  | "OAuthCallbackError"
-  | "OAuthCreateAccount"
-  | "EmailCreateAccount"
-  | "Callback"
-  | "OAuthAccountNotLinked"
-  | "EmailSignin"
-  | "CredentialsSignin"
-  | "SessionRequired"
-  | "MissingCSRF"
-  | "AccountNotLinked"
-  | "RateLimited";
+export type SignInPageErrorParam = keyof SignInPageErrors;

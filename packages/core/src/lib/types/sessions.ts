@@ -1,7 +1,7 @@
 /**
- * Session management (issue 12): what a session records besides its token, the revocation store
- * that ends JWT sessions before they expire, and the security activity log. Contracts only: the
- * implementations live in lib/ (memory) and in the adapter packages (PostgreSQL, Redis).
+ * Session management (docs/sessions.md): what a session records besides its token, the revocation
+ * store that ends JWT sessions before they expire, and the security activity log. Contracts only:
+ * the implementations live in lib/ (memory) and in the adapter packages (PostgreSQL, Redis).
  */
 
 /**
@@ -96,14 +96,17 @@ export interface RevocationOptions {
   maxStaleness?: number;
 }
 
+/**
+ * The security activity log's event types, as the keys of an interface the features fill by
+ * declaration merging: the security log declares the sign-in, sign-out, link and verification
+ * events (features/security-log/types.ts), session management `sessionRevoked`
+ * (features/sessions/types.ts).
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the features declare every member.
+export interface SecurityEventTypes {}
+
 /** What the security activity log records. */
-export type SecurityEventType =
-  | "signIn"
-  | "signInFailed"
-  | "signOut"
-  | "sessionRevoked"
-  | "accountLinked"
-  | "emailVerified";
+export type SecurityEventType = keyof SecurityEventTypes;
 
 /**
  * One entry of a user's security activity log. Never holds a token, secret, password, cookie or
