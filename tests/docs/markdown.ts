@@ -9,10 +9,13 @@ import { join, relative, resolve } from "node:path";
 /** The repository root. */
 export const root = resolve(import.meta.dirname, "../..");
 
-/** A marker comment right before a fence: `<!-- docs-check: skip (why) -->` or `run (what)`. */
+/**
+ * A marker comment right before a fence: `<!-- docs-check: skip (why) -->`, `run (what)`, or
+ * `quote (path)` for a block that shows part of a source file, word for word (tests/docs/quotes.test.ts).
+ */
 export interface Marker {
-  kind: "skip" | "run";
-  /** The text in parentheses: why a block is skipped, or what runs it. */
+  kind: "skip" | "run" | "quote";
+  /** The text in parentheses: why a block is skipped, what runs it, or the file it quotes. */
   note: string;
 }
 
@@ -64,8 +67,8 @@ function markerOf(text: string, where: string): Marker | null {
     return null;
   }
   const [, kind, note = ""] = match;
-  if (kind !== "skip" && kind !== "run") {
-    throw new Error(`${where}: unknown docs-check marker "${kind}" (use skip or run)`);
+  if (kind !== "skip" && kind !== "run" && kind !== "quote") {
+    throw new Error(`${where}: unknown docs-check marker "${kind}" (use skip, run or quote)`);
   }
   if (!note.trim()) throw new Error(`${where}: a docs-check ${kind} marker needs a (reason)`);
   return { kind, note: note.trim() };

@@ -34,17 +34,17 @@ export {
   type ListSecurityEventsOptions,
   listSecurityEvents,
 } from "./lib/features/security-log/list.js";
+export {
+  listSessions,
+  type RevokeUserSessionsOptions,
+  revokeSession,
+  revokeUserSessions,
+} from "./lib/features/sessions/api.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export {
   MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
 } from "./lib/rate-limit/memory.js";
 export { isAuthAction } from "./lib/routes/index.js";
-export {
-  listSessions,
-  type RevokeUserSessionsOptions,
-  revokeSession,
-  revokeUserSessions,
-} from "./lib/session/api.js";
 export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

@@ -15,7 +15,7 @@ import {
   isRevoked,
   jwtSessionId,
   jwtSessionStart,
-} from "../src/lib/session/revocation.js";
+} from "../src/lib/features/sessions/revocation.js";
 import type { RevocationStore } from "../src/lib/types/sessions.js";
 import { credentialsConfig, Jar, type recordingLogger, signInAlice } from "./helpers.js";
 

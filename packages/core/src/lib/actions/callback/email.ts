@@ -9,14 +9,14 @@ import { randomUUID } from "../../crypto/hash.js";
 import { forgetBinding, openBinding } from "../../email/code.js";
 import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email/signin.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
-import { announce } from "../../moments.js";
-import { renderEmailConfirmPage } from "../../pages/index.js";
-import { htmlResult, pageUrl, redirectResult } from "../../response.js";
 import {
   type AfterAddressProof,
   endSessionsOnAddressProof,
   mayHoldUnendingSessions,
-} from "../../session/address-proof.js";
+} from "../../features/sessions/address-proof.js";
+import { announce } from "../../moments.js";
+import { renderEmailConfirmPage } from "../../pages/index.js";
+import { htmlResult, pageUrl, redirectResult } from "../../response.js";
 import { signedInUser } from "../../session/index.js";
 import { completeSignIn, type Settled } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";

@@ -3,18 +3,18 @@
  * and, under the JWT strategy with `session.revocation`, the guard every session check asks.
  */
 import type { Feature } from "../../feature.js";
-import sessions from "../../routes/sessions.js";
-import sessionsRevoke from "../../routes/sessions-revoke.js";
 import type { SessionGuard } from "../../session/guard.js";
 import type { RevocationOptions } from "../../types/sessions.js";
+import sessions from "./route-list.js";
+import sessionsRevoke from "./route-revoke.js";
 
-type Revocation = typeof import("../../session/revocation.js");
+type Revocation = typeof import("./revocation.js");
 let revocation: Revocation | undefined;
 let loading: Promise<Revocation> | undefined;
 
 /** The revocation code, imported by the first session check that needs it. */
 function load(): Promise<Revocation> {
-  loading ??= import("../../session/revocation.js").then((module) => {
+  loading ??= import("./revocation.js").then((module) => {
     revocation = module;
     return module;
   });

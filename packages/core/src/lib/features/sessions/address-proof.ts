@@ -6,10 +6,10 @@
  * every one of those sessions before the owner's new session is issued (docs/security.md,
  * "Linking and sign-up rules").
  */
-import type { ResolvedConfig } from "../config.js";
-import type { Context } from "../context.js";
-import type { AdapterUser } from "../types/models.js";
-import { newSessionId } from "./ids.js";
+import type { ResolvedConfig } from "../../config.js";
+import type { Context } from "../../context.js";
+import { newSessionId } from "../../session/ids.js";
+import type { AdapterUser } from "../../types/models.js";
 import { revokeAllUserSessions } from "./manage.js";
 
 /**

@@ -10,19 +10,19 @@
  * reason the caller gives (`revokedByUser`, `signOutOthers`, `signOutEverywhere` from the HTTP
  * action; `revokedByServer`, `revokedAllByServer` from the server API).
  */
-import type { ResolvedConfig } from "../config.js";
-import { Context } from "../context.js";
-import { AuthError, MissingAdapterMethods } from "../errors.js";
-import { recordSecurityEvent } from "../features/security-log/log.js";
-import type { Adapter, AdapterSession } from "../types/models.js";
+import type { ResolvedConfig } from "../../config.js";
+import { Context } from "../../context.js";
+import { AuthError, MissingAdapterMethods } from "../../errors.js";
+import { isSessionId, LEGACY_SESSION_ID, publicSessionId } from "../../session/ids.js";
+import { giveLegacyTokenSessionId } from "../../session/jwt.js";
+import type { Adapter, AdapterSession } from "../../types/models.js";
 import type {
   RevocationSessionRecord,
   RevocationStore,
   SessionInfo,
   SessionMetadata,
-} from "../types/sessions.js";
-import { isSessionId, LEGACY_SESSION_ID, publicSessionId } from "./ids.js";
-import { giveLegacyTokenSessionId } from "./jwt.js";
+} from "../../types/sessions.js";
+import { recordSecurityEvent } from "../security-log/log.js";
 import { forgetCachedChecks } from "./revocation.js";
 
 const iso = (date: Date | null | undefined) => (date ? new Date(date).toISOString() : null);

@@ -3,20 +3,20 @@
  * `session.revocation` is set, its optional in-process cache, and what a JWT session records
  * for listing. Nothing here runs without a revocation store.
  */
-import type { Context } from "../context.js";
-import { AdapterError } from "../errors.js";
-import type { JWT } from "../types/models.js";
+import type { Context } from "../../context.js";
+import { AdapterError } from "../../errors.js";
+import { requestClient } from "../../session/client.js";
+import type { SessionGuard } from "../../session/guard.js";
+import { jwtSessionId, jwtSessionStart, LEGACY_SESSION_ID } from "../../session/ids.js";
+import { retryWithin, type StoreDeadline } from "../../session/store-deadline.js";
+import type { JWT } from "../../types/models.js";
 import type {
   RevocationOptions,
   RevocationSessionRecord,
   RevocationStore,
-} from "../types/sessions.js";
-import { requestClient } from "./client.js";
-import type { SessionGuard } from "./guard.js";
-import { jwtSessionId, jwtSessionStart, LEGACY_SESSION_ID } from "./ids.js";
-import { retryWithin, type StoreDeadline } from "./store-deadline.js";
+} from "../../types/sessions.js";
 
-export { jwtSessionId, jwtSessionStart } from "./ids.js";
+export { jwtSessionId, jwtSessionStart } from "../../session/ids.js";
 
 /** Most answers one store's cache holds; the oldest go first. */
 const CACHE_LIMIT = 10_000;

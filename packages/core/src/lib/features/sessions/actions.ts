@@ -5,25 +5,26 @@
  * also signs this browser out). Answers are JSON, never redirects; the session is found from the
  * cookie alone, so no user can reach another user's sessions.
  */
-import type { Context } from "../context.js";
-import { AdapterError, AuthError, MissingCSRF, SessionStoreUnavailable } from "../errors.js";
-import { recordSecurityEvent } from "../features/security-log/log.js";
-import { jsonResult, noStore } from "../response.js";
-import { LEGACY_SESSION_ID } from "../session/ids.js";
-import { endSession, identifySession, type SessionRef } from "../session/index.js";
+
+import { unavailableJson } from "../../actions/signout-unavailable.js";
+import type { Context } from "../../context.js";
+import { AdapterError, AuthError, MissingCSRF, SessionStoreUnavailable } from "../../errors.js";
+import { jsonResult, noStore } from "../../response.js";
+import { LEGACY_SESSION_ID } from "../../session/ids.js";
+import { endSession, identifySession, type SessionRef } from "../../session/index.js";
+import {
+  retryWithin,
+  STORE_RETRY_AFTER_SECONDS,
+  StoreDeadline,
+} from "../../session/store-deadline.js";
+import type { ResponseInternal } from "../../types/config.js";
+import { recordSecurityEvent } from "../security-log/log.js";
 import {
   listUserSessions,
   revokeAllUserSessions,
   revokeUserSession,
   sessionInfo,
-} from "../session/manage.js";
-import {
-  retryWithin,
-  STORE_RETRY_AFTER_SECONDS,
-  StoreDeadline,
-} from "../session/store-deadline.js";
-import type { ResponseInternal } from "../types/config.js";
-import { unavailableJson } from "./signout-unavailable.js";
+} from "./manage.js";
 
 function unauthenticated(): ResponseInternal {
   return jsonResult(

@@ -3,9 +3,9 @@
  * `AuthConfig` and a user id it trusts (from its own session check, an admin screen, a password
  * change). They never take a session token; sessions are named by their public ids.
  */
-import { resolveConfig } from "../config.js";
-import type { AuthConfig } from "../types/config.js";
-import type { SessionInfo } from "../types/sessions.js";
+import { resolveConfig } from "../../config.js";
+import type { AuthConfig } from "../../types/config.js";
+import type { SessionInfo } from "../../types/sessions.js";
 import { listUserSessions, revokeAllUserSessions, revokeUserSession } from "./manage.js";
 
 const validUserId = (userId: unknown): userId is string =>

@@ -1,10 +1,10 @@
 /** POST /sessions/revoke: ends some of them: `{ id }`, `{ others: true }` or `{ all: true }`. */
-import { defineRoute } from "./define.js";
+import { defineRoute } from "../../routes/define.js";
 
 export default defineRoute({
   name: "sessions/revoke",
   methods: ["POST"],
   provider: "no",
   csrf: "post",
-  load: async () => (await import("../actions/sessions.js")).revokeSessionsAction,
+  load: async () => (await import("./actions.js")).revokeSessionsAction,
 });
