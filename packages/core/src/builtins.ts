@@ -1,7 +1,8 @@
 /**
- * The built-in features, installed by the package's entry (./index.ts). This is the one module
- * above both the kernel and the features: the kernel (./lib outside `features/`) never imports a
- * feature, and a feature's code loads when a request first needs it (docs/architecture.md).
+ * The built-in sign-in methods and features, installed by the package's entry (./index.ts). This
+ * is the one module above the kernel, the methods and the features: the kernel (./lib outside
+ * `sign-in/` and `features/`) never imports them, and their code loads when a request first needs
+ * it (docs/architecture.md).
  */
 import { federatedLogoutFeature } from "./lib/features/federated-logout/feature.js";
 import { providerTokensFeature } from "./lib/features/provider-tokens/feature.js";
@@ -9,9 +10,17 @@ import { rateLimitFeature } from "./lib/features/rate-limit/feature.js";
 import { securityLogFeature } from "./lib/features/security-log/feature.js";
 import { sessionsFeature } from "./lib/features/sessions/feature.js";
 import type { KernelAction } from "./lib/routes/index.js";
+import { credentialsMethod } from "./lib/sign-in/credentials/method.js";
+import { emailMethod } from "./lib/sign-in/email/method.js";
+import { oauthMethod } from "./lib/sign-in/oauth/method.js";
+import { webauthnMethod } from "./lib/sign-in/webauthn/method.js";
 
 /** In order: a listener of an earlier feature hears a moment first. */
 export const builtins = [
+  credentialsMethod,
+  emailMethod,
+  oauthMethod,
+  webauthnMethod,
   rateLimitFeature,
   federatedLogoutFeature,
   providerTokensFeature,

@@ -5,7 +5,7 @@
  */
 import type { EmailConfig } from "@gatehousejs/core/types";
 import { describe, expect, test } from "vitest";
-import { type CodeShape, codeShape, normalizeCodeInput } from "../src/lib/email/code.js";
+import { type CodeShape, codeShape, normalizeCodeInput } from "../src/lib/sign-in/email/code.js";
 
 const provider = (code: EmailConfig["code"]) => ({ id: "mailer", code }) as EmailConfig;
 /** `n` distinct non-space characters. */

@@ -9,7 +9,7 @@ import { expect, test, vi } from "vitest";
 vi.mock("../src/lib/crypto/node.js", () => ({ nodeCrypto: undefined }));
 
 test("without node:crypto the code's hash is the same HMAC-SHA256, through WebCrypto", async () => {
-  const { codeHash } = await import("../src/lib/email/code.js");
+  const { codeHash } = await import("../src/lib/sign-in/email/code.js");
   const expected = createHmac("sha256", "the secret")
     .update("gatehouse.email-code|nonce|alice@example.com|12345678")
     .digest("hex");

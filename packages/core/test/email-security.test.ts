@@ -394,7 +394,7 @@ describe("the email provider module", () => {
     const { files, packages } = importGraph("providers/email.ts");
     // The walk follows static imports: the normaliser and the message template are reached.
     expect(files).toContain(resolve(srcDir, "lib/email/normalize.ts"));
-    expect(files).toContain(resolve(srcDir, "lib/email/message.ts"));
+    expect(files).toContain(resolve(srcDir, "lib/sign-in/email/message.ts"));
     expect([...packages].filter((p) => p === "nodemailer" || p.startsWith("nodemailer/"))).toEqual(
       [],
     );

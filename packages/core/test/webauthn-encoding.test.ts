@@ -25,7 +25,7 @@ function bare<T>(run: () => T): T {
 async function withoutBuffer() {
   vi.resetModules();
   vi.stubGlobal("Buffer", undefined);
-  const ceremony = await import("../src/lib/webauthn/ceremony.js");
+  const ceremony = await import("../src/lib/sign-in/webauthn/ceremony.js");
   const encoding = await import("../src/lib/crypto/encoding.js");
   vi.unstubAllGlobals();
   return {

@@ -5,6 +5,7 @@
  * configuration is worked out once per resolved configuration, on first use:
  *
  * - `routes`: paths of the handler, declared like the kernel's (./routes/define.ts);
+ * - `methods`: sign-in methods, by provider type (what POST /signin/<id> and /callback/<id> run);
  * - `listeners`: who hears the moments of a request (./moments.ts);
  * - `steps`: what a sign-in passes after the `signIn` callback and before its session;
  * - `sessionGuard`: the JWT session's revocation check and records (./session/guard.ts);
@@ -19,6 +20,8 @@ import type { Context } from "./context.js";
 import { eventsListener } from "./events.js";
 import type { RouteDeclaration } from "./routes/define.js";
 import type { SessionGuard } from "./session/guard.js";
+import type { ResponseInternal } from "./types/config.js";
+import type { InternalProvider } from "./types/internal.js";
 import type { Account, JWT } from "./types/models.js";
 import type { Listener, SignInStep } from "./types/moments.js";
 
@@ -45,11 +48,30 @@ export interface FeatureParts {
   signOutTarget?: (ctx: Context) => Promise<SignOutTarget | undefined>;
 }
 
+/** What a sign-in method does for its providers (./sign-in/<method>/). */
+export interface SignInMethod {
+  /**
+   * POST /signin/<provider>: starts the sign-in (rate limits first). Without it the browser goes
+   * back to the sign-in page, whose form posts straight to the callback.
+   */
+  start?: (ctx: Context, provider: InternalProvider) => Promise<ResponseInternal>;
+  /** GET or POST /callback/<provider>: verifies what came back, then `completeSignIn`. */
+  callback: (ctx: Context, provider: InternalProvider) => Promise<ResponseInternal>;
+}
+
+/** A sign-in method as a feature declares it: the provider types it serves, loaded on first use. */
+export interface MethodDeclaration {
+  types: readonly string[];
+  load: () => Promise<SignInMethod>;
+}
+
 export interface Feature {
   /** Its folder's name, for messages. */
   name: string;
   /** Routes it adds to the handler (their names join `AuthAction`). */
   routes?: readonly RouteDeclaration[];
+  /** The sign-in methods it brings (one per provider type at most, over all features). */
+  methods?: readonly MethodDeclaration[];
   /** What it adds to a configuration; `undefined` when the configuration does not turn it on. */
   equip?(config: ResolvedConfig): FeatureParts | undefined;
 }
@@ -66,6 +88,8 @@ export interface Parts {
 let installed: readonly Feature[] = [];
 let parts = new WeakMap<ResolvedConfig, Parts>();
 let routeTable: Map<string, RouteDeclaration> | undefined;
+let methodTable: Map<string, MethodDeclaration> | undefined;
+const loadedMethods = new WeakMap<MethodDeclaration, Promise<SignInMethod>>();
 
 /** Installs the features (the package entry does, with the built-in ones). */
 export function installFeatures(features: readonly Feature[]): void {
@@ -73,6 +97,7 @@ export function installFeatures(features: readonly Feature[]): void {
   installed = features;
   parts = new WeakMap();
   routeTable = undefined;
+  methodTable = undefined;
 }
 
 export const installedFeatures = (): readonly Feature[] => installed;
@@ -81,6 +106,26 @@ export const installedFeatures = (): readonly Feature[] => installed;
 export function featureRoutes(): Map<string, RouteDeclaration> {
   routeTable ??= new Map(installed.flatMap((f) => f.routes ?? []).map((r) => [r.name, r]));
   return routeTable;
+}
+
+/**
+ * The sign-in method of a provider type, loaded by its first request (`undefined` when no
+ * installed feature serves the type).
+ */
+export function methodFor(type: string): Promise<SignInMethod> | undefined {
+  methodTable ??= new Map(
+    installed.flatMap((f) => f.methods ?? []).flatMap((m) => m.types.map((t) => [t, m] as const)),
+  );
+  const declared = methodTable.get(type);
+  if (!declared) return undefined;
+  let loaded = loadedMethods.get(declared);
+  if (!loaded) {
+    loaded = declared.load();
+    loadedMethods.set(declared, loaded);
+    // A failed import is tried again by the next request.
+    loaded.catch(() => loadedMethods.delete(declared));
+  }
+  return loaded;
 }
 
 function build(config: ResolvedConfig): Parts {

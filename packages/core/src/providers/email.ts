@@ -5,8 +5,8 @@
  */
 import type { EmailConfig } from "../lib/types/providers.js";
 
-export { signInEmail } from "../lib/email/message.js";
 export { normalizeEmail } from "../lib/email/normalize.js";
+export { signInEmail } from "../lib/sign-in/email/message.js";
 export type { EmailConfig } from "../lib/types/providers.js";
 
 /** What {@link Email} takes: at least `sendVerificationRequest`. */

@@ -2,7 +2,7 @@
  * Email sign-in delivered over SMTP with nodemailer (an optional peer dependency).
  * @module
  */
-import { signInEmail } from "../lib/email/message.js";
+import { signInEmail } from "../lib/sign-in/email/message.js";
 import type { EmailConfig } from "../lib/types/providers.js";
 
 export type { EmailConfig } from "../lib/types/providers.js";

@@ -4,9 +4,10 @@
  * optional peer `@simplewebauthn/server`.
  * @module
  */
+
+import { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/sign-in/webauthn/constants.js";
+import { supplySimpleWebAuthn } from "../lib/sign-in/webauthn/library.js";
 import type { WebAuthnConfig } from "../lib/types/providers.js";
-import { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/webauthn/constants.js";
-import { supplySimpleWebAuthn } from "../lib/webauthn/library.js";
 
 export type { RelyingParty, WebAuthnConfig, WebAuthnUserInfo } from "../lib/types/providers.js";
 export { DEFAULT_WEBAUTHN_TIMEOUT };

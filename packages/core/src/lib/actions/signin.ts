@@ -1,8 +1,6 @@
 import type { Context } from "../context.js";
-import type { EmailInternalProvider } from "../email/signin.js";
 import { InvalidProvider, UnknownAction } from "../errors.js";
-import type { OAuthInternalProvider } from "../oauth/signin.js";
-import { limitClient } from "../rate-limit/index.js";
+import { methodFor } from "../feature.js";
 import { redirectResult } from "../response.js";
 import type { ResponseInternal } from "../types/config.js";
 import { requireCsrf } from "./csrf.js";
@@ -29,25 +27,9 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
     return redirectResult(signInUrl);
   }
   const provider = ctx.requireProvider();
-  switch (provider.type) {
-    case "credentials":
-    case "webauthn":
-      return redirectResult(signInUrl);
-    case "oauth":
-    case "oidc":
-      await limitClient(ctx, "oauth");
-      return (await import("../oauth/signin.js")).oauthSignIn(
-        ctx,
-        provider as OAuthInternalProvider,
-      );
-    case "email":
-      await limitClient(ctx, "email");
-      // Loaded on first use: an app without email or OAuth providers never loads their code.
-      return (await import("../email/signin.js")).emailSignIn(
-        ctx,
-        provider as EmailInternalProvider,
-      );
-    default:
-      throw new InvalidProvider("This provider type cannot start a sign-in");
-  }
+  const method = await methodFor(provider.type);
+  if (!method) throw new InvalidProvider("This provider type cannot start a sign-in");
+  // Credentials and WebAuthn forms post straight to their callback: back to the page.
+  if (!method.start) return redirectResult(signInUrl);
+  return method.start(ctx, provider);
 }

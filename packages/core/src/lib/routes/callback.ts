@@ -6,5 +6,5 @@ export default defineRoute({
   methods: ["GET", "POST"],
   provider: "required",
   csrf: "method",
-  load: async () => (await import("../actions/callback/index.js")).callback,
+  load: async () => (await import("../actions/callback.js")).callback,
 });

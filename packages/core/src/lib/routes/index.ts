@@ -13,20 +13,8 @@ import providers from "./providers.js";
 import session from "./session.js";
 import signin from "./signin.js";
 import signout from "./signout.js";
-import verifyRequest from "./verify-request.js";
-import webauthnOptions from "./webauthn-options.js";
 
-export const routes = [
-  providers,
-  session,
-  csrf,
-  signin,
-  signout,
-  callback,
-  verifyRequest,
-  error,
-  webauthnOptions,
-] as const;
+export const routes = [providers, session, csrf, signin, signout, callback, error] as const;
 
 /** The kernel's actions (the features add theirs: `AuthAction` in ../../builtins.ts). */
 export type KernelAction = (typeof routes)[number]["name"];

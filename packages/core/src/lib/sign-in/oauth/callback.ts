@@ -5,15 +5,15 @@
 import { readState } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
-import { callbackParams, runOAuthCallback } from "../../oauth/callback.js";
-import { proxyTarget } from "../../oauth/proxy.js";
-import { type OAuthInternalProvider, proxyFor } from "../../oauth/signin.js";
 import { redirectResult } from "../../response.js";
 import { completeSignIn } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
 import type { TokenSet } from "../../types/providers.js";
 import { type EmailClaim, emailClaim, resolveUser } from "../../users.js";
+import { callbackParams, runOAuthCallback } from "./flow.js";
+import { proxyTarget } from "./proxy.js";
+import { type OAuthInternalProvider, proxyFor } from "./start.js";
 
 const str = (value: unknown) =>
   typeof value === "string" && value !== ""

@@ -2,6 +2,9 @@
  * POST /callback/<credentials provider>: checks the submitted fields with `authorize` and signs
  * the returned user in.
  */
+
+import { requireCsrf } from "../../actions/csrf.js";
+import { MethodNotAllowed } from "../../actions/method.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
@@ -11,8 +14,6 @@ import type { ResponseInternal } from "../../types/config.js";
 import type { InternalProvider } from "../../types/internal.js";
 import type { Account, AdapterUser, User } from "../../types/models.js";
 import type { CredentialsConfig } from "../../types/providers.js";
-import { requireCsrf } from "../csrf.js";
-import { MethodNotAllowed } from "../method.js";
 
 /** Only the fields the provider declares reach `authorize`: never the CSRF token or callback URL. */
 function declaredFields(provider: CredentialsConfig, body: Record<string, unknown> | undefined) {

@@ -4,10 +4,10 @@
  * link consumes nothing. With `confirm: false` the `GET` redeems it. A `POST` with `code` instead
  * of `token` redeems an emailed code (see `./email-code.ts`). Each token and code works once.
  */
+
+import { requireCsrf } from "../../actions/csrf.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
-import { forgetBinding, openBinding } from "../../email/code.js";
-import { type EmailInternalProvider, hashToken, tokenSecrets } from "../../email/signin.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
 import {
   type AfterAddressProof,
@@ -26,7 +26,8 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "../../types/models.js";
-import { requireCsrf } from "../csrf.js";
+import { forgetBinding, openBinding } from "./code.js";
+import { type EmailInternalProvider, hashToken, tokenSecrets } from "./start.js";
 
 /**
  * Redeems the token: one `useVerificationToken` per secret of the rotation list (and the list
@@ -169,7 +170,7 @@ export async function emailCallback(
     if (body.token === undefined && body.code !== undefined) {
       // A hostile callbackUrl is refused before the code is spent.
       const callbackUrl = await ctx.callbackUrl();
-      const outcome = await (await import("./email-code.js")).redeemCode(ctx, provider);
+      const outcome = await (await import("./code-callback.js")).redeemCode(ctx, provider);
       if ("identifier" in outcome)
         return finishSignIn(ctx, provider, outcome.identifier, callbackUrl);
       return outcome;

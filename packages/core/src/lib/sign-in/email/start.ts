@@ -3,17 +3,17 @@
  * a one-time token, mail the link, and send the user to the "check your email" page.
  */
 
-import type { Context } from "../context.js";
-import { randomHex, randomUUID, sha256Hex } from "../crypto/hash.js";
-import { AuthError, EmailSignInError } from "../errors.js";
-import { redirectResult } from "../response.js";
-import { gateSignIn } from "../sign-in.js";
-import type { ResponseInternal } from "../types/config.js";
-import type { InternalProvider } from "../types/internal.js";
-import type { Adapter, AdapterUser } from "../types/models.js";
-import type { EmailConfig } from "../types/providers.js";
+import type { Context } from "../../context.js";
+import { randomHex, randomUUID, sha256Hex } from "../../crypto/hash.js";
+import { InvalidEmailAddress, normalizeEmail } from "../../email/normalize.js";
+import { AuthError, EmailSignInError } from "../../errors.js";
+import { redirectResult } from "../../response.js";
+import { gateSignIn } from "../../sign-in.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { InternalProvider } from "../../types/internal.js";
+import type { Adapter, AdapterUser } from "../../types/models.js";
+import type { EmailConfig } from "../../types/providers.js";
 import { codeHash, codeShape, generateCode, sealBinding } from "./code.js";
-import { InvalidEmailAddress, normalizeEmail } from "./normalize.js";
 
 export type EmailInternalProvider = InternalProvider & EmailConfig;
 
@@ -55,7 +55,7 @@ export async function emailSignIn(
   const adapter = ctx.config.adapter as Required<Adapter>;
   const callbackUrl = await ctx.callbackUrl();
   const identifier = identifierOf(provider, ctx.req.body?.email);
-  await (await import("../rate-limit/index.js")).limitEmail(ctx, identifier);
+  await (await import("../../rate-limit/index.js")).limitEmail(ctx, identifier);
   const existing = await adapter.getUserByEmail(identifier);
   const user: AdapterUser = existing ?? {
     id: randomUUID(),

@@ -1,10 +1,10 @@
 /** GET /webauthn-options/<provider>: the options of a passkey ceremony, with its challenge. */
-import { defineRoute } from "./define.js";
+import { defineRoute } from "../../routes/define.js";
 
 export default defineRoute({
   name: "webauthn-options",
   methods: ["GET"],
   provider: "required",
   csrf: "none",
-  load: async () => (await import("../actions/webauthn-options.js")).webauthnOptions,
+  load: async () => (await import("./options.js")).webauthnOptions,
 });

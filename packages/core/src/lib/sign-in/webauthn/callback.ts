@@ -4,6 +4,7 @@
  * passkey (register): on the signed-in user's account, or on a new user without an email.
  */
 
+import { MethodNotAllowed } from "../../actions/method.js";
 import { useCheck } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { AuthError, InvalidCheck, WebAuthnVerificationError } from "../../errors.js";
@@ -19,9 +20,8 @@ import {
   simpleWebAuthn,
   toBase64,
   type WebAuthnInternalProvider,
-} from "../../webauthn/ceremony.js";
-import { refuseTakenCredential, storePasskey } from "../../webauthn/register.js";
-import { MethodNotAllowed } from "../method.js";
+} from "./ceremony.js";
+import { refuseTakenCredential, storePasskey } from "./register.js";
 
 function parseData(raw: unknown): { id: string } & Record<string, unknown> {
   if (typeof raw !== "string")

@@ -3,15 +3,20 @@
  * ID token (OIDC) or fetch the user info (OAuth). Decisions about users live elsewhere.
  */
 import * as oauth from "oauth4webapi";
-import { useCheck } from "../checks.js";
-import type { Context } from "../context.js";
-import { AuthError, InvalidCheck, OAuthCallbackError } from "../errors.js";
-import type { Profile } from "../types/models.js";
-import type { TokenSet } from "../types/providers.js";
-import { endpointParams, endpointUrl } from "./provider.js";
-import { authorizationServer, client, httpOptions, requireSecureTransport } from "./server.js";
-import { type OAuthInternalProvider, proxyFor, redirectUri } from "./signin.js";
-import { forTenantToken } from "./tenant.js";
+import { useCheck } from "../../checks.js";
+import type { Context } from "../../context.js";
+import { AuthError, InvalidCheck, OAuthCallbackError } from "../../errors.js";
+import { endpointParams, endpointUrl } from "../../oauth/provider.js";
+import {
+  authorizationServer,
+  client,
+  httpOptions,
+  requireSecureTransport,
+} from "../../oauth/server.js";
+import { forTenantToken } from "../../oauth/tenant.js";
+import type { Profile } from "../../types/models.js";
+import type { TokenSet } from "../../types/providers.js";
+import { type OAuthInternalProvider, proxyFor, redirectUri } from "./start.js";
 
 /** What the provider told us about the user. */
 export interface OAuthResult {

@@ -4,16 +4,16 @@
  * an existing account, so a credential id that is already stored is refused before any write,
  * whatever the adapter would do with the duplicate.
  */
-import type { Context } from "../context.js";
-import { randomUUID } from "../crypto/hash.js";
-import { WebAuthnVerificationError } from "../errors.js";
-import { announce } from "../moments.js";
+import type { Context } from "../../context.js";
+import { randomUUID } from "../../crypto/hash.js";
+import { WebAuthnVerificationError } from "../../errors.js";
+import { announce } from "../../moments.js";
 import type {
   Adapter,
   AdapterAccount,
   AdapterAuthenticator,
   AdapterUser,
-} from "../types/models.js";
+} from "../../types/models.js";
 
 type Store = Required<Adapter>;
 

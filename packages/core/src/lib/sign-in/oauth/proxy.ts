@@ -2,7 +2,7 @@
  * The redirect proxy's forwarding rule: a callback is sent on only to an origin the
  * configuration lists (`redirectProxyOrigins`), never to whatever origin a valid `state` names.
  */
-import { InvalidCheck } from "../errors.js";
+import { InvalidCheck } from "../../errors.js";
 
 /** Whether `origin` matches `pattern`: an exact origin, or `scheme://*.domain` for one label. */
 export function originMatches(origin: string, pattern: string): boolean {

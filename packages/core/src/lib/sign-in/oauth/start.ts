@@ -3,14 +3,14 @@
  * the checks' cookies.
  */
 import * as oauth from "oauth4webapi";
-import { createState, sealCheck } from "../checks.js";
-import type { Context } from "../context.js";
-import { OAuthSignInError } from "../errors.js";
-import { redirectResult } from "../response.js";
-import type { Cookie, ResponseInternal } from "../types/config.js";
-import type { InternalProvider } from "../types/internal.js";
-import { endpointParams, type OAuthProvider } from "./provider.js";
-import { authorizationServer } from "./server.js";
+import { createState, sealCheck } from "../../checks.js";
+import type { Context } from "../../context.js";
+import { OAuthSignInError } from "../../errors.js";
+import { endpointParams, type OAuthProvider } from "../../oauth/provider.js";
+import { authorizationServer } from "../../oauth/server.js";
+import { redirectResult } from "../../response.js";
+import type { Cookie, ResponseInternal } from "../../types/config.js";
+import type { InternalProvider } from "../../types/internal.js";
 
 /** Parameters a sign-in request may not override: they carry the flow's security. */
 const reserved = new Set([

@@ -4,17 +4,17 @@
  * WebAuthn provider supplied (see library.ts). The rules are in docs/security.md ("Passkeys"):
  * no address named by a request is ever looked up or stored.
  */
-import type { Context } from "../context.js";
+import type { Context } from "../../context.js";
 import {
   base64ToBase64url,
   base64urlToBase64,
   fromBase64,
   isCanonicalBase64url,
   base64 as toStandardBase64,
-} from "../crypto/encoding.js";
-import { AuthError, WebAuthnVerificationError } from "../errors.js";
-import type { InternalProvider } from "../types/internal.js";
-import type { RelyingParty, WebAuthnConfig } from "../types/providers.js";
+} from "../../crypto/encoding.js";
+import { AuthError, WebAuthnVerificationError } from "../../errors.js";
+import type { InternalProvider } from "../../types/internal.js";
+import type { RelyingParty, WebAuthnConfig } from "../../types/providers.js";
 import { type SimpleWebAuthn, suppliedSimpleWebAuthn } from "./library.js";
 
 export type WebAuthnInternalProvider = InternalProvider & WebAuthnConfig;

@@ -4,14 +4,14 @@
  * answer: no address is looked up and no credential listed (docs/security.md, "Passkeys").
  */
 
-import { sealCheck } from "../checks.js";
-import type { Context } from "../context.js";
-import { InvalidProvider } from "../errors.js";
-import { limitClient } from "../rate-limit/index.js";
-import { jsonResult, noStore } from "../response.js";
-import { signedInUser } from "../session/index.js";
-import type { ResponseInternal } from "../types/config.js";
-import type { Adapter, AdapterUser } from "../types/models.js";
+import { sealCheck } from "../../checks.js";
+import type { Context } from "../../context.js";
+import { InvalidProvider } from "../../errors.js";
+import { limitClient } from "../../rate-limit/index.js";
+import { jsonResult, noStore } from "../../response.js";
+import { signedInUser } from "../../session/index.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { Adapter, AdapterUser } from "../../types/models.js";
 import {
   type Ceremony,
   type ChallengeState,
@@ -21,7 +21,7 @@ import {
   simpleWebAuthn,
   toBase64url,
   type WebAuthnInternalProvider,
-} from "../webauthn/ceremony.js";
+} from "./ceremony.js";
 
 /** The signed-in user's own credentials; nobody else's are ever listed. */
 async function ownCredentials(adapter: Required<Adapter>, user: AdapterUser | null) {

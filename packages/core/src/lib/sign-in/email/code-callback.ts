@@ -4,7 +4,14 @@
  * verify-request page, and the last allowed wrong try deletes it, so even the right code fails
  * after that.
  */
+
+import { pageUrl } from "../../actions/pages.js";
 import type { Context } from "../../context.js";
+import { Verification } from "../../errors.js";
+import { rateLimitsOf } from "../../rate-limit/state.js";
+import { redirectResult } from "../../response.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { Adapter } from "../../types/models.js";
 import {
   type CodeBinding,
   codeHash,
@@ -15,14 +22,8 @@ import {
   openBinding,
   sameHash,
   triesKey,
-} from "../../email/code.js";
-import { type EmailInternalProvider, tokenSecrets } from "../../email/signin.js";
-import { Verification } from "../../errors.js";
-import { rateLimitsOf } from "../../rate-limit/state.js";
-import { redirectResult } from "../../response.js";
-import type { ResponseInternal } from "../../types/config.js";
-import type { Adapter } from "../../types/models.js";
-import { pageUrl } from "../pages.js";
+} from "./code.js";
+import { type EmailInternalProvider, tokenSecrets } from "./start.js";
 
 /** Why a code did not sign in, as `?code=` on the verify-request page. */
 type CodeFailure = "wrong_code" | "code_unusable";

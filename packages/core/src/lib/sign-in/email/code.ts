@@ -2,15 +2,15 @@
  * One-time sign-in codes: made at send time, stored as a keyed hash bound to the browser that
  * asked (through a random nonce in an encrypted cookie), and checked on the verify-request page.
  */
-import type { Context } from "../context.js";
-import { expireCookie } from "../cookies.js";
-import { hex, utf8 } from "../crypto/encoding.js";
-import { sha256Hex, timingSafeEqual } from "../crypto/hash.js";
-import { nodeCrypto } from "../crypto/node.js";
-import { AuthError } from "../errors.js";
-import { decode, encode } from "../jwt.js";
-import type { Cookie } from "../types/config.js";
-import type { EmailConfig } from "../types/providers.js";
+import type { Context } from "../../context.js";
+import { expireCookie } from "../../cookies.js";
+import { hex, utf8 } from "../../crypto/encoding.js";
+import { sha256Hex, timingSafeEqual } from "../../crypto/hash.js";
+import { nodeCrypto } from "../../crypto/node.js";
+import { AuthError } from "../../errors.js";
+import { decode, encode } from "../../jwt.js";
+import type { Cookie } from "../../types/config.js";
+import type { EmailConfig } from "../../types/providers.js";
 
 /** Tries of one code, each counted before it is checked; the last one, if wrong, invalidates it. */
 export const MAX_CODE_TRIES = 5;

@@ -3,13 +3,14 @@
  * provider sends codes and this browser holds the code's binding cookie. A custom page receives
  * `provider`, `type` and, after a failed code, `error` and `code`.
  */
-import type { Context } from "../context.js";
-import { codeShape, openBinding } from "../email/code.js";
-import { renderVerifyRequestPage, type VerifyRequestCodeForm } from "../pages/index.js";
-import { htmlResult, redirectResult } from "../response.js";
-import type { ResponseInternal } from "../types/config.js";
-import type { EmailConfig } from "../types/providers.js";
-import { pageUrl } from "./pages.js";
+
+import { pageUrl } from "../../actions/pages.js";
+import type { Context } from "../../context.js";
+import { renderVerifyRequestPage, type VerifyRequestCodeForm } from "../../pages/index.js";
+import { htmlResult, redirectResult } from "../../response.js";
+import type { ResponseInternal } from "../../types/config.js";
+import type { EmailConfig } from "../../types/providers.js";
+import { codeShape, openBinding } from "./code.js";
 
 const queryValue = (value: string | undefined) =>
   value !== undefined && value.length <= 64 ? value : undefined;
