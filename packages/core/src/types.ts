@@ -5,9 +5,8 @@
 
 export type { AuthAction } from "./builtins.js";
 export type { ErrorType, ErrorTypes } from "./lib/errors.js";
-// What the built-in features add to the open lists (ErrorTypes, SecurityEventTypes, WarningCodes,
+// What the built-in features add to the open lists (SecurityEventTypes, WarningCodes,
 // SignInPageErrors): these keep every member in the program of whoever imports this entry.
-export type {} from "./lib/features/provider-tokens/types.js";
 export type {} from "./lib/features/rate-limit/types.js";
 export type {} from "./lib/features/security-log/types.js";
 export type {} from "./lib/features/sessions/types.js";

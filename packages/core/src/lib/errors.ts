@@ -7,8 +7,11 @@
 
 /**
  * The error types, as the keys of an interface that features extend by declaration merging: a
- * feature declares its own errors beside its code (the rate-limit feature's `RateLimited` is in
- * features/rate-limit/types.ts), and so can an app for the errors it raises itself.
+ * feature declares its errors beside their classes, in its own folder, and an app may declare the
+ * errors it raises itself. The types below are those of this file's classes: a type is declared
+ * beside its class, because this file must not use a member another file merges in (it would
+ * depend on that file without importing it, and an incremental `tsc -b` keeps this file's old
+ * errors when that file is added).
  *
  * @example
  * ```ts
@@ -46,6 +49,8 @@ export interface ErrorTypes {
   OAuthCallbackError: true;
   OAuthProfileParseError: true;
   OAuthSignInError: true;
+  RateLimited: true;
+  RefreshTokenError: true;
   SessionStoreUnavailable: true;
   SessionTokenError: true;
   SignOutError: true;
@@ -195,8 +200,7 @@ export class OAuthSignInError extends SignInError {
   override type: ErrorType = "OAuthSignInError";
 }
 /**
- * A sign-in rate limit was reached (docs/rate-limits.md). Its type is declared by the rate-limit
- * feature (features/rate-limit/types.ts). The client may try again after
+ * A sign-in rate limit was reached (docs/rate-limits.md). The client may try again after
  * `retryAfter` seconds; the answer is a `429` with `Retry-After`, or the sign-in page with
  * `error=RateLimited`. The message names the limit and a hashed key, never an address or account.
  */
@@ -213,7 +217,6 @@ export class RateLimited extends SignInError {
 /**
  * The provider refused the account's refresh token (or there is none): the user must sign in
  * again with the provider. The account stays marked (`error: "RefreshTokenError"`) until then.
- * Its type is declared by the provider-tokens feature (features/provider-tokens/types.ts).
  */
 export class RefreshTokenError extends AuthError {
   override type: ErrorType = "RefreshTokenError";

@@ -1,17 +1,12 @@
 /**
- * What the rate limits add to the open lists (docs/rate-limits.md): their error, the sign-in page's
- * value for it, and the warning about an `X-Forwarded-For` that is not read.
+ * What the rate limits add to the open lists (docs/rate-limits.md): the sign-in page's value for a
+ * reached limit, and the warning about an `X-Forwarded-For` that is not read. (`RateLimited`, the
+ * error, joins them when its class moves to this folder from ../../errors.ts.)
  */
-
-declare module "../../errors.js" {
-  interface ErrorTypes {
-    /** A sign-in rate limit was reached: `429`, or the sign-in page with the wait. */
-    RateLimited: true;
-  }
-}
 
 declare module "../../types/config.js" {
   interface SignInPageErrors {
+    /** A sign-in rate limit was reached; `code` holds the wait in seconds. */
     RateLimited: true;
   }
   interface WarningCodes {
