@@ -22,7 +22,7 @@ import { Redis } from "ioredis";
 import { Client, Pool } from "pg";
 import { createClient } from "redis";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { MemoryRateLimitStore } from "../../packages/core/src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore } from "../../packages/core/src/lib/features/rate-limit/memory.js";
 import {
   DATABASE_URL,
   freshSchema,

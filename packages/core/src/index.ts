@@ -31,6 +31,10 @@ export {
 } from "./lib/features/provider-tokens/claim.js";
 export { getAccessToken } from "./lib/features/provider-tokens/lazy.js";
 export {
+  MemoryRateLimitStore,
+  type MemoryRateLimitStoreOptions,
+} from "./lib/features/rate-limit/memory.js";
+export {
   type ListSecurityEventsOptions,
   listSecurityEvents,
 } from "./lib/features/security-log/list.js";
@@ -41,10 +45,6 @@ export {
   revokeUserSessions,
 } from "./lib/features/sessions/api.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
-export {
-  MemoryRateLimitStore,
-  type MemoryRateLimitStoreOptions,
-} from "./lib/rate-limit/memory.js";
 export { isAuthAction } from "./lib/routes/index.js";
 export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

@@ -1,8 +1,8 @@
 /** The memory store's per-client counters keyed by address: exact keys, windows, growth, bound. */
 import { describe, expect, test } from "vitest";
 import { parseIp } from "../src/lib/client-address.js";
-import { AddressTable, addressWords } from "../src/lib/rate-limit/address-table.js";
-import { MemoryRateLimitStore, syncStore } from "../src/lib/rate-limit/memory.js";
+import { AddressTable, addressWords } from "../src/lib/features/rate-limit/address-table.js";
+import { MemoryRateLimitStore, syncStore } from "../src/lib/features/rate-limit/memory.js";
 
 const ip = (text: string) => {
   const parsed = parseIp(text);

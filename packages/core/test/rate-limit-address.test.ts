@@ -11,7 +11,7 @@ import {
   parseIp,
   resolveTrustedProxies,
 } from "../src/lib/client-address.js";
-import { backoffSeconds, unknownClientBackoff } from "../src/lib/rate-limit/index.js";
+import { backoffSeconds, unknownClientBackoff } from "../src/lib/features/rate-limit/index.js";
 import { credentialsConfig, csrfToken, Jar, recordingLogger, send } from "./helpers.js";
 
 const hops = (n: number) => resolveTrustedProxies(n, undefined)!;

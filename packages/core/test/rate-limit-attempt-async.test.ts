@@ -10,7 +10,7 @@
 import Credentials from "@gatehousejs/core/providers/credentials";
 import type { AuthConfig, RateLimitCount, RateLimitStore } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { MemoryRateLimitStore } from "../src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore } from "../src/lib/features/rate-limit/memory.js";
 import { alice, csrfToken, Jar, recordingLogger, SECRET, send } from "./helpers.js";
 
 type Method = "hit" | "peek" | "reset";

@@ -12,7 +12,7 @@ import {
   deviceCookie,
   deviceOf,
   holdsAccount,
-} from "../src/lib/rate-limit/device.js";
+} from "../src/lib/features/rate-limit/device.js";
 
 const SECRET = "device-rules-secret-".repeat(2);
 const ID = "0123456789abcdef0123456789abcdef";

@@ -6,7 +6,7 @@
 import Credentials from "@gatehousejs/core/providers/credentials";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { MemoryRateLimitStore } from "../src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore } from "../src/lib/features/rate-limit/memory.js";
 import { alice, csrfToken, Jar, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 
 const ACCOUNTS: Record<string, string> = { alice: "wonderland", mallory: "evil" };

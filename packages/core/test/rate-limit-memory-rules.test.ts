@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "vitest";
 import { parseIp } from "../src/lib/client-address.js";
-import { MemoryRateLimitStore, syncStore } from "../src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore, syncStore } from "../src/lib/features/rate-limit/memory.js";
 
 function clocked(options: { maxEntries?: number; maxStreaks?: number } = {}) {
   const clock = { now: 1_000_000 };

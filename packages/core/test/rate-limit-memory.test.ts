@@ -1,8 +1,8 @@
 /** The memory rate-limit store: windows, and its bound on the number of counters. */
 import { describe, expect, test } from "vitest";
-import { limitKey, loggableKey, plainKey } from "../src/lib/rate-limit/keys.js";
-import { MemoryRateLimitStore, syncStore } from "../src/lib/rate-limit/memory.js";
-import { SPILL_COUNTERS, StreakTable } from "../src/lib/rate-limit/streaks.js";
+import { limitKey, loggableKey, plainKey } from "../src/lib/features/rate-limit/keys.js";
+import { MemoryRateLimitStore, syncStore } from "../src/lib/features/rate-limit/memory.js";
+import { SPILL_COUNTERS, StreakTable } from "../src/lib/features/rate-limit/streaks.js";
 
 describe("MemoryRateLimitStore", () => {
   test("a fixed window keeps its end; extend moves it; an ended counter starts again at 1", async () => {

@@ -9,7 +9,7 @@ import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Email from "@gatehousejs/core/providers/email";
 import type { AuthConfig, RateLimitStore } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { MemoryRateLimitStore } from "../src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore } from "../src/lib/features/rate-limit/memory.js";
 import { csrfToken, Jar, recordingLogger, SECRET, send } from "./helpers.js";
 
 afterEach(() => {

@@ -9,9 +9,9 @@ import type { Context } from "../../context.js";
 import { sha256Hex } from "../../crypto/hash.js";
 import type { OAuthProvider } from "../../oauth/provider.js";
 import { authorizationServer } from "../../oauth/server.js";
-import { rateLimitsOf } from "../../rate-limit/state.js";
 import { jsonResult } from "../../response.js";
 import type { ResponseInternal } from "../../types/config.js";
+import { rateLimitsOf } from "../rate-limit/state.js";
 
 const LOGOUT_EVENT = "http://schemas.openid.net/event/backchannel-logout";
 /** How far in the past (and future, for clock skew) a logout token's `iat` may be, in seconds. */

@@ -3,7 +3,7 @@
  * equipping a configuration only checks its limits, so a malformed one is a configuration error.
  */
 import type { Feature } from "../../feature.js";
-import { rateLimitsOf } from "../../rate-limit/state.js";
+import { rateLimitsOf } from "./state.js";
 
 export const rateLimitFeature = {
   name: "rate-limit",

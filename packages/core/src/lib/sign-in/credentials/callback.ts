@@ -8,7 +8,7 @@ import { MethodNotAllowed } from "../../actions/method.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
-import { checkCredentialsAttempt } from "../../rate-limit/index.js";
+import { checkCredentialsAttempt } from "../../features/rate-limit/index.js";
 import { completeSignIn, signInRefused } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { InternalProvider } from "../../types/internal.js";

@@ -8,7 +8,7 @@
 import { pageUrl } from "../../actions/pages.js";
 import type { Context } from "../../context.js";
 import { Verification } from "../../errors.js";
-import { rateLimitsOf } from "../../rate-limit/state.js";
+import { rateLimitsOf } from "../../features/rate-limit/state.js";
 import { redirectResult } from "../../response.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter } from "../../types/models.js";

@@ -3,7 +3,7 @@
  * says so, and the callback redeems the link or the code.
  */
 import type { Feature } from "../../feature.js";
-import { limitClient } from "../../rate-limit/index.js";
+import { limitClient } from "../../features/rate-limit/index.js";
 import verifyRequest from "./route-verify-request.js";
 import type { EmailInternalProvider } from "./start.js";
 

@@ -55,7 +55,7 @@ export async function emailSignIn(
   const adapter = ctx.config.adapter as Required<Adapter>;
   const callbackUrl = await ctx.callbackUrl();
   const identifier = identifierOf(provider, ctx.req.body?.email);
-  await (await import("../../rate-limit/index.js")).limitEmail(ctx, identifier);
+  await (await import("../../features/rate-limit/index.js")).limitEmail(ctx, identifier);
   const existing = await adapter.getUserByEmail(identifier);
   const user: AdapterUser = existing ?? {
     id: randomUUID(),

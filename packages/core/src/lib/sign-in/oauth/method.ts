@@ -3,7 +3,7 @@
  * provider with state, PKCE and nonce checks, and the callback exchanges the code.
  */
 import type { Feature } from "../../feature.js";
-import { limitClient } from "../../rate-limit/index.js";
+import { limitClient } from "../../features/rate-limit/index.js";
 import type { OAuthInternalProvider } from "./start.js";
 
 export const oauthMethod = {

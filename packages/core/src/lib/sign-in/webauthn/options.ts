@@ -7,7 +7,7 @@
 import { sealCheck } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { InvalidProvider } from "../../errors.js";
-import { limitClient } from "../../rate-limit/index.js";
+import { limitClient } from "../../features/rate-limit/index.js";
 import { jsonResult, noStore } from "../../response.js";
 import { signedInUser } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";

@@ -12,9 +12,9 @@
  * A store that fails lets the request through (one error line): a broken Redis must not stop every
  * sign-in.
  */
-import { bucketOf, clientIp } from "../client-address.js";
-import type { Context } from "../context.js";
-import type { RateLimitCount, RateLimitRule } from "../types/abuse.js";
+import { bucketOf, clientIp } from "../../client-address.js";
+import type { Context } from "../../context.js";
+import type { RateLimitCount, RateLimitRule } from "../../types/abuse.js";
 import { counterOf, refuse, storeFailed } from "./common.js";
 import { syncStore } from "./memory.js";
 import { rateLimitsOf } from "./state.js";

@@ -3,12 +3,12 @@
  * account, counted per client address, per account alone when the address is unknown, or per
  * device when the browser shows a device cookie of the account (see device.ts).
  */
-import { bucketOf, clientIp } from "../client-address.js";
-import type { Context } from "../context.js";
-import { AuthError } from "../errors.js";
-import type { RateLimitCount } from "../types/abuse.js";
-import type { Cookie } from "../types/config.js";
-import type { CredentialsConfig } from "../types/providers.js";
+import { bucketOf, clientIp } from "../../client-address.js";
+import type { Context } from "../../context.js";
+import { AuthError } from "../../errors.js";
+import type { RateLimitCount } from "../../types/abuse.js";
+import type { Cookie } from "../../types/config.js";
+import type { CredentialsConfig } from "../../types/providers.js";
 import {
   backoffSeconds,
   counterOf,

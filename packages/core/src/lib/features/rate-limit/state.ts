@@ -4,8 +4,8 @@
  * limits are off: sign-in code tries and back-channel replays count there too). Worked out once
  * per configuration, when the feature is equipped (a malformed limit is a configuration error).
  */
-import type { ResolvedConfig } from "../config.js";
-import type { RateLimitStore } from "../types/abuse.js";
+import type { ResolvedConfig } from "../../config.js";
+import type { RateLimitStore } from "../../types/abuse.js";
 import { type ResolvedRateLimits, resolveRateLimits } from "./defaults.js";
 import { MemoryRateLimitStore } from "./memory.js";
 

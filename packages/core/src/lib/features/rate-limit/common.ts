@@ -2,9 +2,9 @@
  * What the limits share: counters and their keys, the refusal, and the arithmetic of the failure
  * backoff.
  */
-import type { Context } from "../context.js";
-import { AdapterError, RateLimited } from "../errors.js";
-import type { BackoffRule } from "../types/abuse.js";
+import type { Context } from "../../context.js";
+import { AdapterError, RateLimited } from "../../errors.js";
+import type { BackoffRule } from "../../types/abuse.js";
 import { limitKey, loggableKey, plainKey } from "./keys.js";
 import type { SyncRateLimitStore } from "./memory.js";
 

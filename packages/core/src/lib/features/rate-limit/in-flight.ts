@@ -2,8 +2,8 @@
  * The memory store's side of a burst of credentials attempts: attempts whose `authorize` is still
  * running are counted in a small map beside the store, and only a failure writes to the store.
  */
-import type { Context } from "../context.js";
-import type { BackoffRule } from "../types/abuse.js";
+import type { Context } from "../../context.js";
+import type { BackoffRule } from "../../types/abuse.js";
 import { backoffSeconds, type Counter, refuse } from "./common.js";
 import type { SyncRateLimitStore } from "./memory.js";
 

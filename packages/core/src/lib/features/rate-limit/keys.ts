@@ -7,9 +7,9 @@
  * its keys hold the address and account as they are ({@link plainKey}) and an attempt computes no
  * hash. A log line still names a counter by its hashed key only.
  */
-import { base64url, utf8 } from "../crypto/encoding.js";
-import { nodeCrypto } from "../crypto/node.js";
-import type { CredentialInput } from "../types/providers.js";
+import { base64url, utf8 } from "../../crypto/encoding.js";
+import { nodeCrypto } from "../../crypto/node.js";
+import type { CredentialInput } from "../../types/providers.js";
 
 /** The longest account identifier counted as given; longer ones are cut (they still count). */
 const MAX_ACCOUNT_LENGTH = 320;

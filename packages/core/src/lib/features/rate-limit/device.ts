@@ -13,10 +13,10 @@
  * out of it. A seal is written under the first secret and accepted under any
  * secret of the rotation list, so rotating secrets keeps every device.
  */
-import type { Context } from "../context.js";
-import { deviceCookieName } from "../cookies.js";
-import { timingSafeEqual } from "../crypto/hash.js";
-import type { Cookie } from "../types/config.js";
+import type { Context } from "../../context.js";
+import { deviceCookieName } from "../../cookies.js";
+import { timingSafeEqual } from "../../crypto/hash.js";
+import type { Cookie } from "../../types/config.js";
 import { keyedHash } from "./keys.js";
 
 /** How long a device cookie lasts after the latest sign-in that wrote it: one year. */

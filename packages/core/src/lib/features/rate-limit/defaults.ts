@@ -2,13 +2,13 @@
  * The default limits, and `AuthConfig.rateLimit` merged over them once per configuration. Every
  * limit is on unless the configuration turns it off with `false`.
  */
-import { AuthError } from "../errors.js";
+import { AuthError } from "../../errors.js";
 import type {
   BackoffRule,
   CredentialsRateLimit,
   RateLimitOptions,
   RateLimitRule,
-} from "../types/abuse.js";
+} from "../../types/abuse.js";
 
 /** The limits that apply when the configuration says nothing (docs/rate-limits.md). */
 export const DEFAULT_RATE_LIMITS = {
