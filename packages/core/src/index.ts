@@ -34,16 +34,20 @@ export {
   MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
 } from "./lib/features/rate-limit/memory.js";
+// The members the features add to the open lists (ErrorTypes, SecurityEventTypes, …).
+export type {} from "./lib/features/rate-limit/types.js";
 export {
   type ListSecurityEventsOptions,
   listSecurityEvents,
 } from "./lib/features/security-log/list.js";
+export type {} from "./lib/features/security-log/types.js";
 export {
   listSessions,
   type RevokeUserSessionsOptions,
   revokeSession,
   revokeUserSessions,
 } from "./lib/features/sessions/api.js";
+export type {} from "./lib/features/sessions/types.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export { isAuthAction } from "./lib/routes/index.js";
 export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";

@@ -5,6 +5,10 @@
  */
 import type { SecurityEvent, SecurityEventStore } from "./lib/types/sessions.js";
 
+// The event types the features add (their augmentations of SecurityEventTypes).
+export type {} from "./lib/features/security-log/types.js";
+export type {} from "./lib/features/sessions/types.js";
+
 /**
  * A {@link SecurityEventStore} in memory. Events are copied on the way in and out, so a caller
  * cannot change what is stored.
