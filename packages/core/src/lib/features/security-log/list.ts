@@ -5,7 +5,9 @@ import { resolveConfig } from "../../config.js";
 import { AuthError } from "../../errors.js";
 import type { AuthConfig } from "../../types/config.js";
 import type { SecurityEvent } from "../../types/sessions.js";
-import { pruneQuietly, retentionMs } from "./log.js";
+
+/** The log's code (./log.ts), loaded by the first call: importing the package does not load it. */
+const logCode = () => import("./log.js");
 
 /** Options of {@link listSecurityEvents}. */
 export interface ListSecurityEventsOptions {
@@ -49,6 +51,7 @@ export async function listSecurityEvents(
     throw new TypeError("listSecurityEvents: before must be a valid Date");
   }
   if (typeof userId !== "string" || userId === "") return [];
+  const { pruneQuietly, retentionMs } = await logCode();
   await pruneQuietly(resolved, log);
   const oldest = Date.now() - retentionMs(log);
   const events = await log.store.list(userId, before ? { limit, before } : { limit });

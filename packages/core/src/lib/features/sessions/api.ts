@@ -1,12 +1,14 @@
 /**
  * The server API of session management: framework-neutral functions an app calls with its
  * `AuthConfig` and a user id it trusts (from its own session check, an admin screen, a password
- * change). They never take a session token; sessions are named by their public ids.
+ * change). They never take a session token; sessions are named by their public ids. Their code
+ * (./manage.ts) loads on the first call: importing the package does not load it.
  */
 import { resolveConfig } from "../../config.js";
 import type { AuthConfig } from "../../types/config.js";
 import type { SessionInfo } from "../../types/sessions.js";
-import { listUserSessions, revokeAllUserSessions, revokeUserSession } from "./manage.js";
+
+const manage = () => import("./manage.js");
 
 const validUserId = (userId: unknown): userId is string =>
   typeof userId === "string" && userId !== "";
@@ -24,7 +26,7 @@ const validUserId = (userId: unknown): userId is string =>
  */
 export async function listSessions(config: AuthConfig, userId: string): Promise<SessionInfo[]> {
   if (!validUserId(userId)) return [];
-  return listUserSessions(resolveConfig(config), userId);
+  return (await manage()).listUserSessions(resolveConfig(config), userId);
 }
 
 /**
@@ -44,7 +46,7 @@ export async function revokeSession(
 ): Promise<boolean> {
   if (!validUserId(userId)) return false;
   const resolved = resolveConfig(config);
-  return revokeUserSession(resolved, userId, sessionId, {
+  return (await manage()).revokeUserSession(resolved, userId, sessionId, {
     source: resolved,
     reason: "revokedByServer",
   });
@@ -78,7 +80,7 @@ export async function revokeUserSessions(
 ): Promise<number> {
   if (!validUserId(userId)) return 0;
   const resolved = resolveConfig(config);
-  return revokeAllUserSessions(resolved, userId, options.except, {
+  return (await manage()).revokeAllUserSessions(resolved, userId, options.except, {
     source: resolved,
     reason: "revokedAllByServer",
   });

@@ -3,7 +3,6 @@
  * says so, and the callback redeems the link or the code.
  */
 import type { Feature } from "../../feature.js";
-import { limitClient } from "../../features/rate-limit/index.js";
 import verifyRequest from "./route-verify-request.js";
 import type { EmailInternalProvider } from "./start.js";
 
@@ -14,9 +13,10 @@ export const emailMethod = {
     {
       types: ["email"],
       load: async () => {
-        const [{ emailSignIn }, { emailCallback }] = await Promise.all([
+        const [{ emailSignIn }, { emailCallback }, { limitClient }] = await Promise.all([
           import("./start.js"),
           import("./callback.js"),
+          import("../../features/rate-limit/index.js"),
         ]);
         return {
           start: async (ctx, provider) => {

@@ -3,7 +3,6 @@
  * provider with state, PKCE and nonce checks, and the callback exchanges the code.
  */
 import type { Feature } from "../../feature.js";
-import { limitClient } from "../../features/rate-limit/index.js";
 import type { OAuthInternalProvider } from "./start.js";
 
 export const oauthMethod = {
@@ -12,9 +11,10 @@ export const oauthMethod = {
     {
       types: ["oauth", "oidc"],
       load: async () => {
-        const [{ oauthSignIn }, { oauthCallback }] = await Promise.all([
+        const [{ oauthSignIn }, { oauthCallback }, { limitClient }] = await Promise.all([
           import("./start.js"),
           import("./callback.js"),
+          import("../../features/rate-limit/index.js"),
         ]);
         return {
           start: async (ctx, provider) => {
