@@ -52,7 +52,7 @@ function statements(s: string): string[] {
   "providerSid"  text,
   PRIMARY KEY ("userId", "sessionId")
 )`,
-    // Federated logout (issue 13): tables created before it gain the provider's session id.
+    // Federated logout (docs/tokens.md, "Federated logout"): tables created before it gain the provider's session id.
     `ALTER TABLE ${s}."jwt_sessions" ADD COLUMN IF NOT EXISTS "providerSid" text`,
   ];
 }

@@ -38,7 +38,7 @@ function statements(s: string): string[] {
   CONSTRAINT "accounts_provider_account_key" UNIQUE ("provider", "providerAccountId")
 )`,
     `CREATE INDEX IF NOT EXISTS "accounts_userId_idx" ON ${s}."accounts" ("userId")`,
-    // Provider tokens (issue 13): the marker left after a refused refresh.
+    // Provider tokens (docs/tokens.md): the marker left after a refused refresh.
     `ALTER TABLE ${s}."accounts" ADD COLUMN IF NOT EXISTS "error" text`,
     // Short cross-process locks around a token refresh, one row per held lock.
     `CREATE TABLE IF NOT EXISTS ${s}."account_locks" (
@@ -61,7 +61,7 @@ function statements(s: string): string[] {
   "error"        text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 )`,
-    // Session records (issue 12): tables created before them gain the columns, old rows null.
+    // Session records (docs/sessions.md): tables created before them gain the columns, old rows null.
     `ALTER TABLE ${s}."sessions"
   ADD COLUMN IF NOT EXISTS "createdAt" timestamptz,
   ADD COLUMN IF NOT EXISTS "lastSeenAt" timestamptz,

@@ -1,5 +1,5 @@
 /**
- * Session management (issue 12): the optional `listSessionsByUserId` and
+ * Session management (docs/sessions.md): the optional `listSessionsByUserId` and
  * `deleteSessionsByUserId`, and the session metadata (`createdAt`, `lastSeenAt`, `provider`,
  * `providerType`, `client`, `ip`) an adapter that lists sessions is expected to keep. Every case
  * calls one of the two methods, so an adapter written for Auth.js (which has neither) skips them

@@ -1,5 +1,5 @@
 /**
- * The security activity log (issue 12): what happened to a user's account, as the user may see it.
+ * The security activity log (docs/sessions.md, "Security activity log"): what happened to a user's account, as the user may see it.
  * Actions record through {@link recordSecurityEvent}, which never throws into the request; apps
  * read through `listSecurityEvents` (./security-log-list.ts).
  *
