@@ -58,12 +58,19 @@ function attempt(config: AuthConfig, username: string, password: string) {
   })();
 }
 
-/** Starts an attempt that `authorize` holds, and waits until it is in flight. */
+/**
+ * Starts an attempt that `authorize` holds, and waits until it is in flight; `answer` is its
+ * status once it has landed.
+ */
 async function inFlight(w: ReturnType<typeof world>, username: string, password: string) {
   const before = w.held.length;
   const answer = attempt(w.config, username, password);
-  await vi.waitFor(() => expect(w.held.length).toBe(before + 1));
-  return answer;
+  // Turns of the event loop, not vi.waitFor: that moves a faked clock on.
+  for (let turn = 0; w.held.length === before; turn++) {
+    if (turn > 10_000) throw new Error("the attempt never reached authorize");
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return { answer };
 }
 
 async function fail(config: AuthConfig, username: string, times: number) {
@@ -77,7 +84,7 @@ afterEach(() => {
 test("an attempt in flight on one account does not hold back another account's attempts", async () => {
   const w = world();
   await fail(w.config, "alice", 5);
-  const bob = await inFlight(w, "bob", "wrong later");
+  const { answer: bob } = await inFlight(w, "bob", "wrong later");
   // Alice's sixth failure is still free: Bob's attempt in flight is not on her streak.
   expect(await attempt(w.config, "alice", "wrong")).toBe(200);
   expect(await attempt(w.config, "alice", "wrong")).toBe(429);
@@ -89,9 +96,9 @@ test("when one attempt of a burst lands, the others still in flight still count"
   const w = world();
   await fail(w.config, "alice", 3);
   // Three in flight: 3 failures + 0, + 1, + 2 in flight: all within the five free ones.
-  const first = await inFlight(w, "alice", "wrong later");
-  const second = await inFlight(w, "alice", "wrong later");
-  const third = await inFlight(w, "alice", "wrong later");
+  const { answer: first } = await inFlight(w, "alice", "wrong later");
+  const { answer: second } = await inFlight(w, "alice", "wrong later");
+  const { answer: third } = await inFlight(w, "alice", "wrong later");
   w.land();
   expect(await first).toBe(200);
   // 4 failures and 2 still in flight: this one waits as if those had failed.
@@ -106,7 +113,7 @@ test("an attempt in flight holds the streak back for exactly five minutes, then 
   vi.useFakeTimers({ toFake: ["Date"] });
   const w = world();
   await fail(w.config, "alice", 5);
-  const hung = await inFlight(w, "alice", "wrong later");
+  const { answer: hung } = await inFlight(w, "alice", "wrong later");
   vi.setSystemTime(Date.now() + 5 * 60 * 1000);
   expect(await attempt(w.config, "alice", "wrong")).toBe(429);
   vi.setSystemTime(Date.now() + 1);
@@ -119,10 +126,10 @@ test("an attempt that lands after it counted as lost does not end the flight tha
   vi.useFakeTimers({ toFake: ["Date"] });
   const w = world();
   await fail(w.config, "alice", 4);
-  const lost = await inFlight(w, "alice", "wrong later");
+  const { answer: lost } = await inFlight(w, "alice", "wrong later");
   vi.setSystemTime(Date.now() + 5 * 60 * 1000 + 1);
   // The lost one is dropped: this one starts a flight of its own (4 failures + 0).
-  const replacing = await inFlight(w, "alice", "wrong later");
+  const { answer: replacing } = await inFlight(w, "alice", "wrong later");
   w.land(0);
   expect(await lost).toBe(200);
   // 5 failures, and the replacing attempt still in flight: this one waits.
@@ -134,7 +141,7 @@ test("an attempt that lands after it counted as lost does not end the flight tha
 test("a success that lands after its flight counted as lost does not forget a failure made since", async () => {
   vi.useFakeTimers({ toFake: ["Date"] });
   const w = world();
-  const right = await inFlight(w, "alice", "wonderland later");
+  const { answer: right } = await inFlight(w, "alice", "wonderland later");
   vi.setSystemTime(Date.now() + 5 * 60 * 1000 + 1);
   // A failure after the right password's flight was dropped as lost.
   expect(await attempt(w.config, "alice", "wrong")).toBe(200);
