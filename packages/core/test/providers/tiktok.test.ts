@@ -11,7 +11,7 @@ import TikTok, {
 } from "@gatehousejs/core/providers/tiktok";
 import type { AuthConfig, OAuthConfig, Provider } from "@gatehousejs/core/types";
 import { afterAll, afterEach, beforeAll, describe, expect, test, vi } from "vitest";
-import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "./helpers.js";
+import { Jar, ORIGIN, recordingLogger, SECRET, setCookies } from "../helpers.js";
 import {
   beginSignIn,
   deliver,
@@ -20,8 +20,8 @@ import {
   SESSION_COOKIE,
   sessionOf,
   signInError,
-} from "./support/oauth-flow.js";
-import { type RecordedRequest, startTikTok, type TikTokServer } from "./support/tiktok-server.js";
+} from "../support/oauth-flow.js";
+import { type RecordedRequest, startTikTok, type TikTokServer } from "../support/tiktok-server.js";
 
 let tt: TikTokServer;
 const realFetch = globalThis.fetch;
