@@ -57,8 +57,21 @@ export function resolveCookies(
   return cookies;
 }
 
-/** Trims the optional whitespace of the cookie grammar: spaces and tabs, nothing else. */
-const ows = (text: string) => text.replace(/^[ \t]+|[ \t]+$/g, "");
+/** Whether a UTF-16 code unit is the cookie grammar's optional whitespace: a space or a tab. */
+const isOws = (code: number) => code === 0x20 || code === 0x09;
+
+/**
+ * Trims the optional whitespace of the cookie grammar: spaces and tabs, nothing else. A loop, not
+ * a regular expression: the session cookie's value is hundreds of characters, and an anchored
+ * `[ \t]+$` is tried at each of them, on every request.
+ */
+function ows(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && isOws(text.charCodeAt(start))) start++;
+  while (end > start && isOws(text.charCodeAt(end - 1))) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
 
 /** Parses a `Cookie` header. The first occurrence of a name wins; undecodable values stay raw. */
 export function parseCookies(header: string | null): Record<string, string> {
