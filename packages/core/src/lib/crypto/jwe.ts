@@ -4,7 +4,8 @@
  * Two interchangeable engines: `node:crypto` (the fast path) and `jose` over WebCrypto (the
  * fallback where `node:crypto` is absent). Tests prove each reads what the other writes.
  * `jose` is imported on the first use of its engine, never at load: it is most of the package's
- * import time, and on Node no session token ever needs it.
+ * import time, and on Node no session token ever needs it. Each engine remembers the tokens it
+ * decrypted lately (see {@link rememberDecryptions}).
  */
 import { base64url, fromBase64url, fromUtf8, isCanonicalBase64url, utf8 } from "./encoding.js";
 import type { ContentEncryption, DerivedKey } from "./keys.js";
@@ -160,6 +161,77 @@ function nodeEngine(c: NonNullable<typeof nodeCrypto>): JweEngine {
   };
 }
 
+/**
+ * A bounded map that keeps what was used lately: two generations of at most `limit` entries
+ * each. Entries are added to the young one; when it is full it becomes the old one and the old
+ * one is dropped. An entry found in the old generation moves back into the young one, so what is
+ * still in use survives the turnover. Every operation is O(1), and at most `2 × limit` entries
+ * are held.
+ */
+export class Recent<V> {
+  #young = new Map<string, V>();
+  #old = new Map<string, V>();
+
+  constructor(readonly limit: number) {}
+
+  get(key: string): V | undefined {
+    const young = this.#young.get(key);
+    if (young !== undefined) return young;
+    const old = this.#old.get(key);
+    if (old !== undefined) this.set(key, old);
+    return old;
+  }
+
+  set(key: string, value: V): void {
+    if (this.#young.size >= this.limit) {
+      this.#old = this.#young;
+      this.#young = new Map();
+    }
+    this.#young.set(key, value);
+  }
+
+  /** How many entries are held, across both generations (an entry may be in both). */
+  get size(): number {
+    return this.#young.size + this.#old.size;
+  }
+}
+
+/** Tokens remembered per key, per generation (so up to twice as many). */
+export const REMEMBERED_TOKENS = 1024;
+
+/**
+ * `inner`, remembering the plaintext of the tokens it decrypted lately, per key: a browser sends
+ * the same session cookie with every request until it is re-issued (a day by default), and
+ * decrypting it again is most of a session check (native cipher and HMAC objects, and the
+ * garbage they leave). A token is found again only by every one of its parts, under the very key
+ * object it authenticated with, so a hit is exactly what decrypting it again would return; a
+ * token that failed is never remembered, and each caller gets its own copy of the bytes. What the
+ * plaintext says (expiry, revocation, callbacks) is still checked on every request by the callers.
+ * Memory is bounded: {@link REMEMBERED_TOKENS} tokens per key and generation ({@link Recent}),
+ * and a key's memory goes with the key.
+ */
+export function rememberDecryptions(inner: JweEngine, limit = REMEMBERED_TOKENS): JweEngine {
+  const byKey = new WeakMap<DerivedKey, Recent<Uint8Array>>();
+  return {
+    encrypt: (plaintext, key) => inner.encrypt(plaintext, key),
+    async decrypt(jwe, key) {
+      // The parts are base64url, which has no ".": joined, they name one token only.
+      const id = `${jwe.protectedHeader}.${jwe.iv}.${jwe.ciphertext}.${jwe.tag}`;
+      let recent = byKey.get(key);
+      const known = recent?.get(id);
+      if (known !== undefined) return known.slice();
+      const plaintext = await inner.decrypt(jwe, key);
+      if (!recent) {
+        recent = new Recent(limit);
+        byKey.set(key, recent);
+      }
+      // A copy (`Buffer#slice` would share the memory): the caller may do what it likes with its own.
+      recent.set(id, new Uint8Array(plaintext));
+      return plaintext;
+    },
+  };
+}
+
 let jose: Promise<typeof import("./jose-jwe.js")> | undefined;
 
 /** `jose`, imported on the first call and shared by every call after it. */
@@ -169,7 +241,7 @@ function loadJose(): Promise<typeof import("./jose-jwe.js")> {
 }
 
 /** The WebCrypto engine, through `jose`. */
-export const joseEngine: JweEngine = {
+export const joseEngine: JweEngine = rememberDecryptions({
   async encrypt(plaintext, key) {
     const { CompactEncrypt } = await loadJose();
     return new CompactEncrypt(plaintext)
@@ -190,10 +262,12 @@ export const joseEngine: JweEngine = {
     });
     return plaintext;
   },
-};
+});
 
 /** The `node:crypto` engine, where the runtime has it. */
-export const fastEngine: JweEngine | undefined = nodeCrypto ? nodeEngine(nodeCrypto) : undefined;
+export const fastEngine: JweEngine | undefined = nodeCrypto
+  ? rememberDecryptions(nodeEngine(nodeCrypto))
+  : undefined;
 
 /** The engine in use: `node:crypto` when present, `jose` otherwise. */
 export const engine: JweEngine = fastEngine ?? joseEngine;
