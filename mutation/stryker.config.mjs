@@ -33,6 +33,7 @@ export default {
     "packages/core/src/lib/sign-in/email/code.ts",
     "packages/core/src/lib/sign-in/email/code-callback.ts",
     "packages/core/src/lib/actions/signout.ts",
+    "packages/core/src/lib/features/federated-logout/sign-out.ts",
     "packages/core/src/lib/features/rate-limit/attempt.ts",
     "packages/core/src/lib/features/sessions/address-proof.ts",
     "packages/core/src/lib/session/store-deadline.ts",
