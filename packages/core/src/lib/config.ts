@@ -4,6 +4,7 @@
  */
 import { normalizeBasePath } from "./base-path.js";
 import { defaultCallbacks } from "./callbacks.js";
+import { missingAdapterMethods } from "./capabilities.js";
 import { type ProxyTrust, resolveTrustedProxies } from "./client-address.js";
 import { resolveCookies } from "./cookies.js";
 import { envPrefix, listFromEnv, processEnv, secretsFromEnv, trustHostFromEnv } from "./env.js";
@@ -181,50 +182,6 @@ function wrapAdapter(adapter: Adapter, logger: LoggerInstance): Adapter {
   return wrapped as Adapter;
 }
 
-function requiredMethods(
-  providers: ProviderConfig[],
-  strategy: SessionOptions["strategy"],
-): Set<keyof Adapter> {
-  const needed = new Set<keyof Adapter>();
-  const add = (...methods: (keyof Adapter)[]) => {
-    for (const m of methods) needed.add(m);
-  };
-  const types = new Set(providers.map((p) => p.type));
-  if (strategy === "database") {
-    add("createSession", "getSessionAndUser", "updateSession", "deleteSession");
-    if (types.has("credentials")) add("getUser");
-  }
-  if (types.has("oauth") || types.has("oidc")) {
-    add("getUser", "getUserByAccount", "getUserByEmail", "createUser", "linkAccount");
-  }
-  if (types.has("email")) {
-    add(
-      "createVerificationToken",
-      "useVerificationToken",
-      "getUserByEmail",
-      "getUserByAccount",
-      "getUser",
-      "createUser",
-      "updateUser",
-      "linkAccount",
-    );
-  }
-  if (types.has("webauthn")) {
-    add(
-      "createUser",
-      "getUser",
-      "getUserByEmail",
-      "linkAccount",
-      "getAccount",
-      "getAuthenticator",
-      "createAuthenticator",
-      "listAuthenticatorsByUserId",
-      "updateAuthenticatorCounter",
-    );
-  }
-  return needed;
-}
-
 /** The pinned origin: `config.url`, else `AUTH_URL`. A value that is not an http(s) URL is refused. */
 function pinnedUrl(config: AuthConfig, env: Record<string, string | undefined>): URL | undefined {
   const value = config.url ?? (env.AUTH_URL || undefined);
@@ -307,13 +264,10 @@ function build(config: AuthConfig): ResolvedConfig {
     logger.warn("experimental-webauthn");
   }
   if (config.adapter) {
-    const adapter = config.adapter;
-    const missing = [...requiredMethods(providers, strategy)].filter(
-      (m) => typeof adapter[m] !== "function",
-    );
+    const missing = missingAdapterMethods(config.adapter, providers, strategy);
     if (missing.length > 0) {
       throw new MissingAdapterMethods(
-        `The adapter lacks methods this configuration needs: ${missing.sort().join(", ")}`,
+        `The adapter lacks methods this configuration needs: ${missing.join(", ")}`,
       );
     }
   }

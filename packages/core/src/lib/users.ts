@@ -19,6 +19,7 @@
  * Concurrent first sign-ins of one account end with one user and one account: the loser of a
  * unique-constraint race removes what it wrote and signs in as the winner.
  */
+import { capabilitiesOf } from "./capabilities.js";
 import type { Context } from "./context.js";
 import { randomUUID } from "./crypto/hash.js";
 import { normalizeEmail } from "./email/normalize.js";
@@ -157,7 +158,7 @@ async function create(
       return { user, isNewUser: true };
     }
     // Nothing half-written: take the user back out; a concurrent sign-in won, or it failed.
-    await Promise.resolve(store.deleteUser?.(user.id)).catch((cause) =>
+    await Promise.resolve(capabilitiesOf(ctx.config).deleteUser?.(user.id)).catch((cause) =>
       ctx.config.logger.error(cause),
     );
     if (winner) return { user: winner, isNewUser: false };
@@ -178,12 +179,9 @@ async function create(
  * `RefreshTokenError` mark), so `getAccessToken` works again after the user signed back in.
  * Only with an adapter that has `updateAccount`; a failure is logged, never the sign-in's.
  */
-async function refreshStoredTokens(
-  ctx: Context,
-  store: Store,
-  account: ResolveParams["account"],
-): Promise<void> {
-  if (!store.updateAccount || (account.type !== "oauth" && account.type !== "oidc")) return;
+async function refreshStoredTokens(ctx: Context, account: ResolveParams["account"]): Promise<void> {
+  const { getAccount, updateAccount } = capabilitiesOf(ctx.config);
+  if (!updateAccount || (account.type !== "oauth" && account.type !== "oidc")) return;
   if (!account.access_token && !account.refresh_token && !account.id_token) return;
   // Only what this sign-in brought: a provider that sends no new refresh token on a repeat
   // sign-in (Google without `prompt=consent`) must not erase the stored one.
@@ -193,15 +191,15 @@ async function refreshStoredTokens(
   // A new access token without a lifetime must not inherit the old token's (past) expiry.
   const lifetime = fresh.access_token && fresh.expires_at === undefined ? { expires_at: null } : {};
   try {
-    const before = await store.getAccount?.(account.providerAccountId, account.provider);
-    const updated = await store.updateAccount({
+    const before = await getAccount?.(account.providerAccountId, account.provider);
+    const updated = await updateAccount({
       ...fresh,
       ...lifetime,
       error: null,
     } as ResolveParams["account"]);
     // The user's other sessions stop saying that a new sign-in is needed (docs/tokens.md).
     if (updated && (before === undefined || before?.error))
-      await clearSessionMarks(ctx, store, updated.userId);
+      await clearSessionMarks(ctx, updated.userId);
   } catch (cause) {
     ctx.config.logger.error(
       new AdapterError("The new tokens of a linked account could not be stored", { cause }),
@@ -210,14 +208,15 @@ async function refreshStoredTokens(
 }
 
 /** Database strategy: clears the `RefreshTokenError` mark of the user's sessions. */
-async function clearSessionMarks(ctx: Context, store: Store, userId: string): Promise<void> {
+async function clearSessionMarks(ctx: Context, userId: string): Promise<void> {
   if (ctx.config.session.strategy !== "database") return;
-  if (!store.listSessionsByUserId || !store.updateSession) return;
-  const sessions = await store.listSessionsByUserId(userId);
+  const { listSessions, updateSession } = capabilitiesOf(ctx.config);
+  if (!listSessions || !updateSession) return;
+  const sessions = await listSessions(userId);
   await Promise.all(
     sessions
       .filter((session) => session.error)
-      .map((session) => store.updateSession!({ sessionToken: session.sessionToken, error: null })),
+      .map((session) => updateSession({ sessionToken: session.sessionToken, error: null })),
   );
 }
 
@@ -238,7 +237,7 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
     if (current && current.id !== owner.id) {
       throw params.notLinked("This account is already linked to another user");
     }
-    await refreshStoredTokens(ctx, store, account);
+    await refreshStoredTokens(ctx, account);
     return { user: owner, isNewUser: false };
   }
   if (current) {

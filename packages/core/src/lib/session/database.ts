@@ -11,6 +11,7 @@
  * it costs no extra write. An adapter without it (one written for Auth.js) gets exactly the
  * fields Auth.js sends: an ORM could refuse columns it does not have.
  */
+import { keepsSessionMetadata } from "../capabilities.js";
 import type { Context } from "../context.js";
 import { expireCookie } from "../cookies.js";
 import { SessionTokenError } from "../errors.js";
@@ -81,7 +82,7 @@ export async function checkDatabaseSession(
     const updated = await adapter.updateSession({
       sessionToken: stored.sessionToken,
       expires,
-      ...(recordsMetadata(adapter) ? { lastSeenAt: new Date(now) } : {}),
+      ...(keepsSessionMetadata(config) ? { lastSeenAt: new Date(now) } : {}),
     });
     stored = { ...stored, ...(updated ?? {}), expires: updated?.expires ?? expires };
     cookies.push(sessionCookie(ctx, stored));
@@ -100,11 +101,6 @@ export async function checkDatabaseSession(
   return { session, cookies };
 }
 
-/** Whether the adapter takes session metadata: it lists sessions, so it has the fields. */
-function recordsMetadata(adapter: Adapter): boolean {
-  return typeof adapter.listSessionsByUserId === "function";
-}
-
 /** Creates the session row after a sign-in and returns its cookie. */
 export async function issueDatabaseSession(
   ctx: Context,
@@ -120,7 +116,9 @@ export async function issueDatabaseSession(
     expires: new Date(now.valueOf() + session.maxAge * 1000),
   };
   const created = await adapter.createSession(
-    recordsMetadata(adapter) ? { ...row, ...(await sessionMetadata(ctx, account, now)) } : row,
+    keepsSessionMetadata(ctx.config)
+      ? { ...row, ...(await sessionMetadata(ctx, account, now)) }
+      : row,
   );
   return [sessionCookie(ctx, created)];
 }

@@ -1,6 +1,7 @@
 /**
  * One interface over both session strategies.
  */
+import { capabilitiesOf } from "../capabilities.js";
 import type { Context } from "../context.js";
 import { readChunked } from "../cookies.js";
 import { JWTSessionError } from "../errors.js";
@@ -81,7 +82,8 @@ export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
   }
   const { name } = ctx.cookieOptions.sessionToken;
   const value = readChunked(ctx.req.cookies, name);
-  if (!value || !adapter.getUser) return null;
+  const { getUser } = capabilitiesOf(ctx.config);
+  if (!value || !getUser) return null;
   try {
     const token = await ctx.config.jwt.decode({
       token: value,
@@ -92,7 +94,7 @@ export async function signedInUser(ctx: Context): Promise<AdapterUser | null> {
     // A revoked session links nothing to its user.
     const guard = partsOf(ctx.config).sessionGuard;
     if (guard && (await guard.isRevoked(token))) return null;
-    return await adapter.getUser(token.sub);
+    return await getUser(token.sub);
   } catch (error) {
     if (error instanceof JWTSessionError) return null;
     throw error;

@@ -5,6 +5,7 @@
  * proof. A token that fails any check answers 400 `invalid_request` and ends nothing.
  */
 import { createRemoteJWKSet, type JWTPayload, jwtVerify } from "jose";
+import { accountOwnerId, capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { sha256Hex } from "../../crypto/hash.js";
 import type { OAuthProvider } from "../../oauth/provider.js";
@@ -125,29 +126,23 @@ async function endSessions(
   sid: string | undefined,
 ): Promise<void> {
   const { adapter, session } = ctx.config;
-  let userId: string | undefined;
-  if (sub) {
-    if (adapter?.getUserByAccount) {
-      const user = await adapter.getUserByAccount({ provider: providerId, providerAccountId: sub });
-      userId = user?.id;
-    } else {
-      // Without an adapter the user id is the provider-scoped account id.
-      userId = `${providerId}:${sub}`;
-    }
-  }
+  const userId = sub
+    ? await accountOwnerId(ctx.config, { provider: providerId, providerAccountId: sub })
+    : undefined;
   if (!userId) return;
   const epochEnd = new Date(Date.now() + session.maxAge * 1000);
   if (session.strategy === "database" && adapter) {
-    const rows = (await adapter.listSessionsByUserId?.(userId)) ?? undefined;
+    const can = capabilitiesOf(ctx.config);
+    const rows = (await can.listSessions?.(userId)) ?? undefined;
     const matching = sid && rows ? rows.filter((row) => row.providerSid === sid) : [];
     if (matching.length > 0) {
-      for (const row of matching) await adapter.deleteSession?.(row.sessionToken);
+      for (const row of matching) await can.deleteSession?.(row.sessionToken);
       return;
     }
-    if (adapter.deleteSessionsByUserId) {
-      await adapter.deleteSessionsByUserId(userId);
+    if (can.deleteSessions) {
+      await can.deleteSessions(userId);
     } else if (rows) {
-      for (const row of rows) await adapter.deleteSession?.(row.sessionToken);
+      for (const row of rows) await can.deleteSession?.(row.sessionToken);
     }
     return;
   }

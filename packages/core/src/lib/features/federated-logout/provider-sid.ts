@@ -3,6 +3,7 @@
  * back-channel logout naming it ends exactly that session (docs/sessions.md).
  */
 import { decodeJwt } from "jose";
+import { capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { readChunked } from "../../cookies.js";
 import { AdapterError } from "../../errors.js";
@@ -28,10 +29,11 @@ async function keepProviderSid(
   tokens: TokenSet,
   cookies: Cookie[],
 ): Promise<void> {
-  const { adapter, session } = ctx.config;
+  const { session } = ctx.config;
+  const { updateSession, listSessions } = capabilitiesOf(ctx.config);
   const store = session.revocation?.store;
   const database = session.strategy === "database";
-  if (database ? !adapter?.updateSession || !adapter.listSessionsByUserId : !store?.recordSession) {
+  if (database ? !updateSession || !listSessions : !store?.recordSession) {
     return;
   }
   let sid: unknown = profile.sid;
@@ -46,7 +48,7 @@ async function keepProviderSid(
   const name = ctx.cookieOptions.sessionToken.name;
   if (database) {
     const sessionToken = cookies.find((c) => c.name === name)?.value;
-    if (sessionToken) await adapter!.updateSession!({ sessionToken, providerSid: sid });
+    if (sessionToken) await updateSession!({ sessionToken, providerSid: sid });
     return;
   }
   // JWT strategy: the revocation store's record of the new session gets the provider sid (a

@@ -2,6 +2,7 @@
  * The federated part of a sign-out: when the session signed in with an OpenID provider that
  * advertises `end_session_endpoint`, the browser goes on to end the session there too.
  */
+import { capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import type { SignOutTarget } from "../../feature.js";
 import type { OAuthProvider } from "../../oauth/provider.js";
@@ -39,9 +40,9 @@ export async function federatedTarget(ctx: Context): Promise<SignOutTarget | und
   const endpoint = as.end_session_endpoint;
   if (typeof endpoint !== "string") return undefined;
   let idToken: string | undefined;
-  const adapter = ctx.config.adapter;
-  if (adapter?.listAccountsByUserId) {
-    const accounts = await adapter.listAccountsByUserId(ref.userId);
+  const { listAccounts } = capabilitiesOf(ctx.config);
+  if (listAccounts) {
+    const accounts = await listAccounts(ref.userId);
     const account = accounts.find((a) => a.provider === provider.id);
     if (typeof account?.id_token === "string") idToken = account.id_token;
   }

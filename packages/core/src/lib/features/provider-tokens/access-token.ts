@@ -6,6 +6,7 @@
  * a rotated refresh token is stored once and an older set never overwrites a newer one.
  */
 import type * as oauth from "oauth4webapi";
+import { capabilitiesOf } from "../../capabilities.js";
 import { configLogger, resolveConfig } from "../../config.js";
 import { Context } from "../../context.js";
 import {
@@ -69,16 +70,17 @@ function marked(account: AdapterAccount): boolean {
  * `session` callback and the client's session see that a new sign-in is needed. A failure to
  * mark is logged: the thrown `RefreshTokenError` is what the caller needs first.
  */
-async function markSessions(resolved: Resolved, adapter: Adapter, userId: string) {
+async function markSessions(resolved: Resolved, userId: string) {
   if (resolved.session.strategy !== "database") return;
-  if (!adapter.listSessionsByUserId || !adapter.updateSession) return;
+  const { listSessions, updateSession } = capabilitiesOf(resolved);
+  if (!listSessions || !updateSession) return;
   try {
-    const sessions = await adapter.listSessionsByUserId(userId);
+    const sessions = await listSessions(userId);
     await Promise.all(
       sessions
         .filter((session) => session.error !== REFRESH_ERROR)
         .map((session) =>
-          adapter.updateSession!({ sessionToken: session.sessionToken, error: REFRESH_ERROR }),
+          updateSession({ sessionToken: session.sessionToken, error: REFRESH_ERROR }),
         ),
     );
   } catch (cause) {
@@ -88,8 +90,8 @@ async function markSessions(resolved: Resolved, adapter: Adapter, userId: string
   }
 }
 
-async function reread(adapter: Adapter, key: AccountKey): Promise<AdapterAccount | null> {
-  return (await adapter.getAccount?.(key.providerAccountId, key.provider)) ?? null;
+async function reread(resolved: Resolved, key: AccountKey): Promise<AdapterAccount | null> {
+  return (await capabilitiesOf(resolved).getAccount?.(key.providerAccountId, key.provider)) ?? null;
 }
 
 /**
@@ -142,7 +144,8 @@ export async function getAccessToken(
       "getAccessToken({ userId }) needs an adapter that stores provider accounts",
     );
   }
-  if (adapter && (!adapter.getAccount || !adapter.listAccountsByUserId || !adapter.updateAccount)) {
+  const can = capabilitiesOf(resolved);
+  if (adapter && (!can.getAccount || !can.listAccounts || !can.updateAccount)) {
     throw new MissingAdapterMethods(
       "getAccessToken needs the adapter methods getAccount, listAccountsByUserId and updateAccount",
     );
@@ -180,12 +183,12 @@ async function fromAdapter(
   skew: number,
 ): Promise<AccessToken | null> {
   const providerId = provider.id;
-  const accounts = await adapter.listAccountsByUserId!(userId);
+  const accounts = await capabilitiesOf(resolved).listAccounts!(userId);
   const account = accounts.find((a) => a.provider === providerId);
   if (!account) return null;
   if (marked(account)) {
     // Sessions created since the mark (a sign-in with another provider) learn it too.
-    await markSessions(resolved, adapter, userId);
+    await markSessions(resolved, userId);
     throw new RefreshTokenError(`The "${providerId}" account needs a new sign-in`);
   }
   if (fresh(account, skew)) return result(account);
@@ -195,7 +198,7 @@ async function fromAdapter(
   pendingByAdapter.set(adapter, inFlight);
   let refresh = inFlight.get(key);
   if (!refresh) {
-    refresh = refreshShared(resolved, adapter, provider, account, skew);
+    refresh = refreshShared(resolved, provider, account, skew);
     inFlight.set(key, refresh);
     const clear = () => {
       if (inFlight.get(key) === refresh) inFlight.delete(key);
@@ -208,24 +211,24 @@ async function fromAdapter(
 /** One process's refresh of one account, under the adapter's lock when it has one. */
 async function refreshShared(
   resolved: Resolved,
-  adapter: Adapter,
   provider: OAuthProvider,
   account: AdapterAccount,
   skew: number,
 ): Promise<AccessToken> {
-  if (!adapter.lockAccount) return refreshLocked(resolved, adapter, provider, account, skew);
+  const { lockAccount } = capabilitiesOf(resolved);
+  if (!lockAccount) return refreshLocked(resolved, provider, account, skew);
   const key: AccountKey = {
     provider: account.provider,
     providerAccountId: account.providerAccountId,
   };
   const deadline = Date.now() + LOCK_TTL_MS + 1_000;
   for (;;) {
-    const release = await adapter.lockAccount(key, LOCK_TTL_MS);
+    const release = await lockAccount(key, LOCK_TTL_MS);
     if (release) {
       try {
         // Another process may have refreshed between our read and the lock.
-        const current = (await reread(adapter, key)) ?? account;
-        return await refreshLocked(resolved, adapter, provider, current, skew);
+        const current = (await reread(resolved, key)) ?? account;
+        return await refreshLocked(resolved, provider, current, skew);
       } finally {
         await release();
       }
@@ -235,7 +238,7 @@ async function refreshShared(
       throw new AuthError("Timed out waiting for another process to refresh the access token");
     }
     await sleep(POLL_MS);
-    const stored = await reread(adapter, key);
+    const stored = await reread(resolved, key);
     if (!stored) throw new RefreshTokenError("The provider account no longer exists");
     if (marked(stored)) throw new RefreshTokenError("The provider account needs a new sign-in");
     if (fresh(stored, skew)) return result(stored);
@@ -244,7 +247,6 @@ async function refreshShared(
 
 async function refreshLocked(
   resolved: Resolved,
-  adapter: Adapter,
   provider: OAuthProvider,
   account: AdapterAccount,
   skew: number,
@@ -268,11 +270,11 @@ async function refreshLocked(
     const failure = refreshFailure(provider, cause);
     if (failure instanceof RefreshTokenError) {
       // Mark only if the stored token is still the one refused: a newer set stays usable.
-      const stored = await adapter.updateAccount!(
+      const stored = await capabilitiesOf(resolved).updateAccount!(
         { ...key, error: REFRESH_ERROR },
         { ifRefreshToken: old },
       );
-      if (stored) await markSessions(resolved, adapter, account.userId);
+      if (stored) await markSessions(resolved, account.userId);
     }
     throw failure;
   }
@@ -286,10 +288,10 @@ async function refreshLocked(
   if (typeof tokens.expires_in === "number") update.expires_at = now() + tokens.expires_in;
   if (typeof tokens.scope === "string") update.scope = tokens.scope;
   if (typeof tokens.id_token === "string") update.id_token = tokens.id_token;
-  const stored = await adapter.updateAccount!(update, { ifRefreshToken: old });
+  const stored = await capabilitiesOf(resolved).updateAccount!(update, { ifRefreshToken: old });
   if (stored) return result(stored);
   // Another writer stored a newer set first: it wins.
-  const current = await reread(adapter, key);
+  const current = await reread(resolved, key);
   if (current && fresh(current, 0)) return result(current);
   return result({ ...account, ...update } as AdapterAccount);
 }

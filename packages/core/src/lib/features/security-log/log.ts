@@ -6,6 +6,7 @@
  * Retention: events older than `securityLog.retentionDays` (default 90) are never listed, and the
  * store's `prune` runs on a write or a read at most once an hour per store in each process.
  */
+import { capabilitiesOf } from "../../capabilities.js";
 import type { ResolvedConfig } from "../../config.js";
 import { Context } from "../../context.js";
 import { readChunked } from "../../cookies.js";
@@ -128,7 +129,7 @@ export async function submittedUserId(
   ctx: Context,
   credentials: Record<string, unknown>,
 ): Promise<string | null> {
-  const lookup = ctx.config.adapter?.getUserByEmail;
+  const lookup = capabilitiesOf(ctx.config).getUserByEmail;
   if (!ctx.config.securityLog || !lookup) return null;
   const { email, username } = credentials;
   const address =
@@ -157,7 +158,7 @@ export async function sessionSubject(
   try {
     if (config.session.strategy === "database") {
       const token = ctx.req.cookies[name];
-      const found = token ? await config.adapter?.getSessionAndUser?.(token) : null;
+      const found = token ? await capabilitiesOf(config).getSessionAndUser?.(token) : null;
       return token && found
         ? { userId: found.session.userId, sessionId: await publicSessionId(token) }
         : null;

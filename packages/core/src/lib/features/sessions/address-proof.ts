@@ -6,6 +6,7 @@
  * every one of those sessions before the owner's new session is issued (docs/security.md,
  * "Linking and sign-up rules").
  */
+import { capabilitiesOf } from "../../capabilities.js";
 import type { ResolvedConfig } from "../../config.js";
 import type { Context } from "../../context.js";
 import { newSessionId } from "../../session/ids.js";
@@ -19,7 +20,7 @@ import { revokeAllUserSessions } from "./manage.js";
  */
 export function canEndUserSessions(config: ResolvedConfig): boolean {
   if (config.session.strategy === "jwt") return config.session.revocation !== undefined;
-  return typeof config.adapter?.listSessionsByUserId === "function";
+  return capabilitiesOf(config).listSessions !== undefined;
 }
 
 /**

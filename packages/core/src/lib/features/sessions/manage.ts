@@ -10,12 +10,13 @@
  * reason the caller gives (`revokedByUser`, `signOutOthers`, `signOutEverywhere` from the HTTP
  * action; `revokedByServer`, `revokedAllByServer` from the server API).
  */
+import { capabilitiesOf } from "../../capabilities.js";
 import type { ResolvedConfig } from "../../config.js";
 import { Context } from "../../context.js";
 import { AuthError, MissingAdapterMethods } from "../../errors.js";
 import { isSessionId, LEGACY_SESSION_ID, publicSessionId } from "../../session/ids.js";
 import { giveLegacyTokenSessionId } from "../../session/jwt.js";
-import type { Adapter, AdapterSession } from "../../types/models.js";
+import type { AdapterSession } from "../../types/models.js";
 import type {
   RevocationSessionRecord,
   RevocationStore,
@@ -73,16 +74,14 @@ function byActivity(a: SessionInfo, b: SessionInfo): number {
   return time(b) - time(a);
 }
 
-function sessionAdapter(config: ResolvedConfig): Adapter & {
-  listSessionsByUserId: NonNullable<Adapter["listSessionsByUserId"]>;
-} {
-  const adapter = config.adapter;
-  if (!adapter?.listSessionsByUserId) {
+function sessionListing(config: ResolvedConfig) {
+  const { listSessions } = capabilitiesOf(config);
+  if (!listSessions) {
     throw new MissingAdapterMethods(
       "Listing and revoking database sessions needs the adapter method listSessionsByUserId",
     );
   }
-  return adapter as ReturnType<typeof sessionAdapter>;
+  return listSessions;
 }
 
 /** The user's live database sessions, each with its public id. */
@@ -90,7 +89,7 @@ async function liveRows(
   config: ResolvedConfig,
   userId: string,
 ): Promise<Array<{ id: string; row: AdapterSession }>> {
-  const rows = await sessionAdapter(config).listSessionsByUserId(userId);
+  const rows = await sessionListing(config)(userId);
   const now = Date.now();
   const live = rows.filter((row) => row.userId === userId && row.expires.valueOf() > now);
   return Promise.all(
@@ -161,7 +160,7 @@ export async function revokeUserSession(
   if (config.session.strategy === "database") {
     const found = (await liveRows(config, userId)).find((s) => s.id === sessionId);
     if (!found) return false;
-    await config.adapter?.deleteSession?.(found.row.sessionToken);
+    await capabilitiesOf(config).deleteSession?.(found.row.sessionToken);
     await logRevocation(cause, userId, sessionId);
     return true;
   }
@@ -205,18 +204,18 @@ async function endAll(
   cause: RevocationCause,
 ): Promise<number> {
   if (config.session.strategy === "database") {
-    const adapter = sessionAdapter(config);
+    const can = capabilitiesOf(config);
     const rows = await liveRows(config, userId);
     const kept = except === undefined ? undefined : rows.find((s) => s.id === except);
     const ending = rows.filter((s) => s !== kept);
-    if (adapter.deleteSessionsByUserId) {
-      const deleted = await adapter.deleteSessionsByUserId(
+    if (can.deleteSessions) {
+      const deleted = await can.deleteSessions(
         userId,
         kept ? { except: kept.row.sessionToken } : {},
       );
       return typeof deleted === "number" ? deleted : ending.length;
     }
-    for (const { row } of ending) await adapter.deleteSession?.(row.sessionToken);
+    for (const { row } of ending) await can.deleteSession?.(row.sessionToken);
     return ending.length;
   }
   const store = revocationStore(config);

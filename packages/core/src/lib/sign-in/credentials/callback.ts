@@ -5,6 +5,7 @@
 
 import { requireCsrf } from "../../actions/csrf.js";
 import { MethodNotAllowed } from "../../actions/method.js";
+import { capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { AuthError, CallbackRouteError, CredentialsSignin } from "../../errors.js";
@@ -47,7 +48,7 @@ async function authorize(
  * user that exists in the adapter (Gatehouse does not create users from credentials).
  */
 async function storedUser(ctx: Context, id: string): Promise<AdapterUser> {
-  const stored = await ctx.config.adapter?.getUser?.(id);
+  const stored = await capabilitiesOf(ctx.config).getUser?.(id);
   if (!stored) {
     throw new CallbackRouteError(
       "With database sessions, authorize must return a user that exists in the adapter; no stored user has the returned id",

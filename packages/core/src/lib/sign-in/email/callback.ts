@@ -6,6 +6,7 @@
  */
 
 import { requireCsrf } from "../../actions/csrf.js";
+import { capabilitiesOf, mayHoldOtherAccount } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
@@ -74,9 +75,6 @@ async function linkOnce(
   return true;
 }
 
-/** Provider types whose accounts an adapter without `listAccountsByUserId` cannot show. */
-const unlistable = new Set(["oauth", "oidc"]);
-
 /** The account this very link proves: this email provider's, for the address it was mailed to. */
 const isLinkAccount = (account: AdapterAccount, providerId: string, address: string) =>
   account.type === "email" &&
@@ -88,28 +86,25 @@ const isLinkAccount = (account: AdapterAccount, providerId: string, address: str
  * (`emailVerified` null). The link proves the address, not the user's other ways in: adopting a
  * user that holds any would let whoever added them in. Allowed when the browser is already
  * signed in as that user, or when the user holds nothing else: no account but this link's own
- * (listed by `listAccountsByUserId`; an adapter without it cannot tell, so then any OAuth
- * provider in the configuration counts as an account the user may hold), and no authenticator,
+ * (`mayHoldOtherAccount` says what counts without `listAccountsByUserId`), no authenticator,
  * and no session that could not be ended once the address is proven (someone may have signed in
  * through a Credentials provider while nothing can end sessions). A failed listing throws: it
  * never adopts.
  */
 async function mayAdopt(
   ctx: Context,
-  adapter: Adapter,
   user: AdapterUser,
   provider: EmailInternalProvider,
   address: string,
 ): Promise<boolean> {
   if ((await signedInUser(ctx))?.id === user.id) return true;
   if (mayHoldUnendingSessions(ctx.config)) return false;
-  const [accounts, authenticators] = await Promise.all([
-    adapter.listAccountsByUserId?.(user.id),
-    adapter.listAuthenticatorsByUserId?.(user.id),
+  const [holdsOther, authenticators] = await Promise.all([
+    mayHoldOtherAccount(ctx.config, user.id, (a) => isLinkAccount(a, provider.id, address)),
+    capabilitiesOf(ctx.config).listAuthenticators?.(user.id),
   ]);
   if (authenticators && authenticators.length > 0) return false;
-  if (accounts) return accounts.every((a) => isLinkAccount(a, provider.id, address));
-  return !ctx.config.providers.some((p) => unlistable.has(p.type));
+  return !holdsOther;
 }
 
 /**
@@ -203,7 +198,7 @@ async function finishSignIn(
   if (
     existing &&
     !existing.emailVerified &&
-    !(await mayAdopt(ctx, adapter, existing, provider, identifier))
+    !(await mayAdopt(ctx, existing, provider, identifier))
   ) {
     throw new OAuthAccountNotLinked(
       "The email link is for an unverified user who has, or may have, other ways to sign in; sign in with one of them first",

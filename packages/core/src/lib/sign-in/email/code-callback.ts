@@ -6,6 +6,7 @@
  */
 
 import { pageUrl } from "../../actions/pages.js";
+import { capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { Verification } from "../../errors.js";
 import { rateLimitsOf } from "../../features/rate-limit/state.js";
@@ -69,14 +70,11 @@ async function isRightCode(
  * without it counts in the rate-limit store, whose `hit` is just as atomic but only shared
  * between app instances when the store is (docs/email.md).
  */
-async function countTry(
-  ctx: Context,
-  adapter: Adapter,
-  binding: CodeBinding,
-): Promise<number | null> {
-  if (adapter.countVerificationTokenTry) {
+async function countTry(ctx: Context, binding: CodeBinding): Promise<number | null> {
+  const { countVerificationTokenTry } = capabilitiesOf(ctx.config);
+  if (countVerificationTokenTry) {
     const key = { identifier: binding.identifier, token: binding.codeHash };
-    const counted = await adapter.countVerificationTokenTry(key, MAX_CODE_TRIES);
+    const counted = await countVerificationTokenTry(key, MAX_CODE_TRIES);
     return typeof counted === "number" && counted >= 1 && counted <= MAX_CODE_TRIES
       ? counted
       : null;
@@ -108,7 +106,7 @@ export async function redeemCode(
   const tokenKey = { identifier: binding.identifier, token: binding.codeHash };
   // The try is counted before the code is looked at, in one atomic step of the store: of a
   // burst of guesses, only the first MAX_CODE_TRIES are ever compared.
-  const tries = await countTry(ctx, adapter, binding);
+  const tries = await countTry(ctx, binding);
   if (tries === null) {
     forgetBinding(ctx);
     return refuse(

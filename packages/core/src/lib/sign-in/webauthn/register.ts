@@ -4,6 +4,7 @@
  * an existing account, so a credential id that is already stored is refused before any write,
  * whatever the adapter would do with the duplicate.
  */
+import { capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { WebAuthnVerificationError } from "../../errors.js";
@@ -64,8 +65,9 @@ export async function storePasskey(
     current ?? (await store.createUser({ id: randomUUID(), email: "", emailVerified: null }));
   const linked: AdapterAccount = { ...account, userId: user.id };
   const rollBack = async (error: unknown, accountWritten: boolean): Promise<never> => {
-    if (accountWritten) await undo(ctx, () => store.unlinkAccount?.(linked));
-    if (isNewUser) await undo(ctx, () => store.deleteUser?.(user.id));
+    const { unlinkAccount, deleteUser } = capabilitiesOf(ctx.config);
+    if (accountWritten) await undo(ctx, () => unlinkAccount?.(linked));
+    if (isNewUser) await undo(ctx, () => deleteUser?.(user.id));
     const raced = accountWritten
       ? (await store.getAuthenticator(authenticator.credentialID)) !== null
       : await taken(store, account.provider, account.providerAccountId);
