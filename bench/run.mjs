@@ -14,7 +14,8 @@
  * BENCH_WARMUP_MS) of warm-up of its own: it runs another copy of @auth/core. The three-way rows
  * beside Better Auth (three-way.mjs) come last, after BENCH_VS_WARMUP_MS (default three times
  * BENCH_WARMUP_MS) of warm-up of their own, and are written to bench/results.json and drawn in
- * bench/chart.svg.
+ * bench/chart.svg. Then the HTTP session check against the floor of `node:http` (http-session.mjs,
+ * knobs HTTP_*), and the edge bundle.
  */
 import { availableParallelism, cpus } from "node:os";
 import { CheckFailed, check, recordingLogger } from "./check.mjs";
@@ -165,6 +166,11 @@ function report() {
       const shown = ratio === undefined ? "-" : `${ratio.toFixed(1)}x`;
       const figures = `${Math.round(g.opsPerSec)}/${a ? Math.round(a.opsPerSec) : "-"}`;
       summary.push(`${id}=${shown}${goal}:${verdict}(${figures})`);
+    },
+    /** A row measured against a floor, not @auth/core (the HTTP session check): its BENCH entry. */
+    againstFloor(entry) {
+      targeted++;
+      summary.push(entry);
     },
     /** A row measured in bytes, not ops/s (the edge bundle): its BENCH entry only. */
     size({ id, ratio, verdict, figures }) {
@@ -384,6 +390,14 @@ async function main() {
     command: "node bench/run.mjs",
   });
 
+  // After the three-way rows too: it starts its own servers and a second process (its load
+  // generator), which keeps the other CPU busy while it runs.
+  const { httpSession, httpSessionOptions, httpSessionReport, httpSessionSummary } = await import(
+    "./http-session.mjs"
+  );
+  const http = await httpSession(httpSessionOptions());
+  out.againstFloor(httpSessionSummary(http));
+
   // What a server pays per request with either library, outside the timed calls above.
   const fixed = await compare(
     {
@@ -425,6 +439,9 @@ async function main() {
   console.log(threeWayTable(vs));
   console.log("Beside Better Auth: ops/s as above; ratios are medians of paired slices.");
   writeThreeWay(vs);
+  console.log();
+  console.log("GET /auth/session over node:http with keep-alive (bench/http-session.mjs)");
+  console.log(httpSessionReport(http));
   console.log();
   console.log("Edge bundle (bench/edge-bundle.mjs): a credentials + JWT app bundled for Workers");
   console.log(edgeBundleReport(edge));
