@@ -319,10 +319,10 @@ describe("the backoff on a shared store", () => {
 
     // A fresh account streak: a stranger's attempt and the user's read it empty together, and
     // the stranger's is counted first. The user's success then takes nothing back.
+    const shared = new SharedStore();
     const { config: other, authorize: counted } = world({
-      rateLimit: { store: new SharedStore(), credentials: { failures } },
+      rateLimit: { store: shared, credentials: { failures } },
     });
-    const shared = other.rateLimit?.store as SharedStore;
     shared.hold();
     const stranger = attempt(other);
     await shared.held("peek", 1);

@@ -39,7 +39,7 @@ async function database(overrides: Partial<AuthConfig> = {}) {
     "deleteSessionsByUserId",
   ] as const) {
     const method = memory[name] as (...args: unknown[]) => unknown;
-    (adapter as Record<string, unknown>)[name] = (...args: unknown[]) =>
+    (adapter as unknown as Record<string, unknown>)[name] = (...args: unknown[]) =>
       faults[name] ? faults[name]() : method.apply(memory, args);
   }
   const config = sessionsConfig({ adapter, session: { strategy: "database" }, ...overrides });
