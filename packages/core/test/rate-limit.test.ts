@@ -10,7 +10,7 @@ import GitHub from "@gatehousejs/core/providers/github";
 import Passkey from "@gatehousejs/core/providers/passkey";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
-import { MemoryRateLimitStore } from "../src/lib/rate-limit/memory.js";
+import { MemoryRateLimitStore } from "../src/lib/features/rate-limit/memory.js";
 import { alice, csrfToken, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 
 /** A credentials config that accepts alice / wonderland and counts its `authorize` calls. */
@@ -159,15 +159,28 @@ describe("credentials: failed passwords back off per account and client address"
 
   test("a success beside failures in flight forgets the streak they leave", async () => {
     const { config, authorize } = world({ rateLimit: { credentials: { perClient: false } } });
+    // The right password answers last, when the test says: the wrong ones land while it is in
+    // flight. No timers, so a loaded machine cannot reorder them.
+    let inFlight!: () => void;
+    const started = new Promise<void>((resolve) => {
+      inFlight = resolve;
+    });
+    let answer!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
     const slow = async ({ username, password }: Partial<Record<string, unknown>>) => {
-      // The right password answers last: the wrong ones land while it is in flight.
-      await new Promise((resolve) => setTimeout(resolve, password === "wonderland" ? 40 : 10));
+      if (password === "wonderland") {
+        inFlight();
+        await gate;
+      }
       return username === "alice" && password === "wonderland" ? { ...alice } : null;
     };
     authorize.mockImplementation(slow as unknown as typeof authorize);
     const right = attempt(config, { password: "wonderland", forwardedFor: ATTACKER });
-    await new Promise((resolve) => setTimeout(resolve, 1));
+    await started;
     await Promise.all([1, 2, 3].map(() => attempt(config, { forwardedFor: ATTACKER })));
+    answer();
     expect((await right).response.status).toBe(200);
     // Forgotten: five more failures are free again before the sixth waits.
     authorize.mockClear();
