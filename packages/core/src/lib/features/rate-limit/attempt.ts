@@ -188,8 +188,9 @@ export async function checkCredentialsAttempt(
     if (wait > 0) refuse(ctx, what, failures.limit, failures.parts, wait);
   }
   const key = failures.key;
-  // A shared streak is taken back only when this attempt's count was its only one.
-  const takeBack = forget || (streakCount === 0 && mine?.count === 1);
+  // A shared streak is taken back only when this attempt's count was its only one (also when the
+  // streak it read ended in between: the count then started a new streak of its own).
+  const takeBack = forget || mine?.count === 1;
   const outcome: Outcome = {
     failed: () => done,
     succeeded: () => (takeBack ? store.reset(key).catch((cause) => storeFailed(ctx, cause)) : done),
