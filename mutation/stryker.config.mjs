@@ -9,7 +9,11 @@
  */
 export default {
   testRunner: "vitest",
-  plugins: ["@stryker-mutator/vitest-runner"],
+  plugins: ["@stryker-mutator/vitest-runner", "@stryker-mutator/typescript-checker"],
+  // A mutant that does not compile is no behaviour a test could miss: the TypeScript checker
+  // drops it before any test runs (it counts as a compile error, not as survived).
+  checkers: ["typescript"],
+  tsconfigFile: "packages/core/tsconfig.build.json",
   vitest: { configFile: "mutation/vitest.config.ts", related: false },
   mutate: [
     "packages/core/src/lib/csrf.ts",
