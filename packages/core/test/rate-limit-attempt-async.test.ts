@@ -338,6 +338,33 @@ describe("the backoff on a shared store", () => {
   });
 });
 
+describe("a streak that ends while an attempt is in flight", () => {
+  test("a success whose count started a new streak (the one it read ended in between) takes that count back", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const store = new SharedStore();
+    const failures = { freeAttempts: 1, baseSeconds: 60, maxSeconds: 60 };
+    const { config, authorize } = world({ rateLimit: { store, credentials: { failures } } });
+    // One failure: the account's streak, as the user's attempt will read it.
+    expect((await attempt(config)).status).toBe(200);
+    store.hold();
+    const user = attempt(config, { password: "wonderland" });
+    await store.held("peek", 1);
+    const read = store.calls.filter((c) => c.method === "peek").at(-1)!;
+    // The attempt reads the streak (one failure), then waits to be counted.
+    store.release();
+    await store.held("hit", 1);
+    expect(await store.inner.peek(read.key)).toMatchObject({ count: 1 });
+    // The streak ends (an hour of quiet, or another success taking it back) before the user's
+    // attempt is counted: its count is then the only one of a new streak.
+    await store.inner.reset(read.key);
+    store.stopHolding();
+    expect((await user).signedIn).toBe(true);
+    // Nothing of the user's is left on the account's streak.
+    expect(await store.inner.peek(read.key)).toBeNull();
+    expect(authorize).toHaveBeenCalledTimes(2);
+  });
+});
+
 describe("device streaks on a shared store", () => {
   test("a browser that signed in counts its failures on its own device streak, named as such; its success forgets it", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
