@@ -6,7 +6,6 @@ import { parseCookies } from "./cookies.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
 import type { RouteDeclaration } from "./routes/define.js";
 import { routeNamed } from "./routes/index.js";
-import type { ClientIp } from "./types/abuse.js";
 import type { RequestInternal } from "./types/internal.js";
 
 export type { RequestInternal } from "./types/internal.js";
