@@ -282,3 +282,19 @@ describe("a held sign-in of a stored user", () => {
     expect(signIn.mock.calls[0]![0]).toMatchObject({ isNewUser: true });
   });
 });
+
+describe("what a refused sign-in tells its listeners", () => {
+  test("the fields that name the account, never the password", async () => {
+    const config = credentialsConfig();
+    const resolved = resolveConfig(config);
+    const heard: unknown[] = [];
+    await signInAlice(config, new Jar(), { password: "not-wonderland-secret" });
+    attach(resolved, {
+      listeners: [{ signInRefused: (_ctx, moment) => void heard.push(moment) }],
+    });
+    await signInAlice(config, new Jar(), { password: "not-wonderland-secret" });
+    expect(heard).toHaveLength(1);
+    expect(JSON.stringify(heard)).not.toContain("not-wonderland-secret");
+    expect(heard[0]).toMatchObject({ claimed: { username: "alice" } });
+  });
+});

@@ -55,8 +55,8 @@ export interface Moments {
     /** The known user the sign-in was for, or null: then `claimed` may name one. */
     userId: string | null;
     /**
-     * What a refused credentials sign-in submitted (the declared fields only), from which a
-     * listener may look up whose account it named. Never logged or stored as such.
+     * The fields of a refused credentials sign-in that may name an account (`email`, `username`;
+     * never the password), from which a listener may look up whose account it named.
      */
     claimed?: Record<string, unknown>;
     provider: ProviderRef;

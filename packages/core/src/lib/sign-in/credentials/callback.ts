@@ -25,6 +25,15 @@ function declaredFields(provider: CredentialsConfig, body: Record<string, unknow
   return out;
 }
 
+/** The submitted fields that may name an account (what the security log looks a user up by). */
+function namingFields(credentials: Record<string, unknown>): Record<string, unknown> {
+  const { email, username } = credentials;
+  return {
+    ...(email === undefined ? {} : { email }),
+    ...(username === undefined ? {} : { username }),
+  };
+}
+
 async function authorize(
   ctx: Context,
   provider: CredentialsConfig,
@@ -72,7 +81,8 @@ export async function credentialsCallback(
     // A refusal or a throw: either way one more failure (a throw must not be a free guess).
     await attempt.failed();
     // A wrong password names an account (the log may show its user the failure); a throw not.
-    const claimed = error instanceof CredentialsSignin ? credentials : undefined;
+    // Only the fields that name an account travel: never the password.
+    const claimed = error instanceof CredentialsSignin ? namingFields(credentials) : undefined;
     return signInRefused(ctx, null, provider, error, claimed);
   });
   await attempt.succeeded();
