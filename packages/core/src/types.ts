@@ -5,14 +5,8 @@
 
 export type { AuthAction } from "./builtins.js";
 export type { ErrorType, ErrorTypes } from "./lib/errors.js";
-// What the built-in features add to the open lists (SecurityEventTypes, WarningCodes,
-// SignInPageErrors): these keep every member in the program of whoever imports this entry.
-export type {} from "./lib/features/rate-limit/types.js";
-export type {} from "./lib/features/security-log/types.js";
-export type {} from "./lib/features/sessions/types.js";
 export type {
   BackoffRule,
-  ClientAddressResolver,
   ClientRateLimit,
   CredentialsRateLimit,
   EmailRateLimit,
@@ -20,8 +14,29 @@ export type {
   RateLimitOptions,
   RateLimitRule,
   RateLimitStore,
+} from "./lib/features/rate-limit/options.js";
+// What the built-in features add to the open lists (SecurityEventTypes, WarningCodes,
+// SignInPageErrors): these keep every member in the program of whoever imports this entry.
+export type {} from "./lib/features/rate-limit/types.js";
+export type {
+  SecurityEvent,
+  SecurityEventStore,
+  SecurityEventType,
+  SecurityEventTypes,
+  SecurityLogOptions,
+} from "./lib/features/security-log/options.js";
+export type {} from "./lib/features/security-log/types.js";
+export type {
+  RevocationOptions,
+  RevocationSessionRecord,
+  RevocationStore,
+  SessionInfo,
+} from "./lib/features/sessions/options.js";
+export type {} from "./lib/features/sessions/types.js";
+export type {
+  ClientAddressResolver,
   TrustedProxies,
-} from "./lib/types/abuse.js";
+} from "./lib/types/client-address.js";
 export type {
   AuthConfig,
   CallbacksOptions,
@@ -79,15 +94,4 @@ export type {
   TokenSet,
   WebAuthnConfig,
 } from "./lib/types/providers.js";
-export type {
-  RevocationOptions,
-  RevocationSessionRecord,
-  RevocationStore,
-  SecurityEvent,
-  SecurityEventStore,
-  SecurityEventType,
-  SecurityEventTypes,
-  SecurityLogOptions,
-  SessionInfo,
-  SessionMetadata,
-} from "./lib/types/sessions.js";
+export type { SessionMetadata } from "./lib/types/sessions.js";

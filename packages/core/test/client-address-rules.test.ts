@@ -16,7 +16,7 @@ import {
   resolveTrustedProxies,
 } from "../src/lib/client-address.js";
 import type { RequestInternal } from "../src/lib/request.js";
-import type { ClientAddressResolver } from "../src/lib/types/abuse.js";
+import type { ClientAddressResolver } from "../src/lib/types/client-address.js";
 import { credentialsConfig, csrfToken, Jar, ORIGIN, recordingLogger } from "./helpers.js";
 
 /** The address as Gatehouse writes it, or null when the text is no address. */

@@ -10,13 +10,13 @@ import { runRevocationStoreTests } from "@gatehousejs/adapter-test";
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
+import type { RevocationStore } from "../src/lib/features/sessions/options.js";
 import {
   forgetCachedChecks,
   isRevoked,
   jwtSessionId,
   jwtSessionStart,
 } from "../src/lib/features/sessions/revocation.js";
-import type { RevocationStore } from "../src/lib/types/sessions.js";
 import { credentialsConfig, Jar, type recordingLogger, signInAlice } from "./helpers.js";
 
 afterEach(() => {

@@ -8,7 +8,7 @@
  */
 import { AuthError } from "./errors.js";
 import { clientAddressFallback } from "./symbols.js";
-import type { ClientAddressResolver, ClientIp, TrustedProxies } from "./types/abuse.js";
+import type { ClientAddressResolver, ClientIp, TrustedProxies } from "./types/client-address.js";
 import type { LoggerInstance } from "./types/config.js";
 import type { RequestInternal } from "./types/internal.js";
 

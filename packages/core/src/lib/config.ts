@@ -28,7 +28,7 @@ import { resolveLogger } from "./logger.js";
 import { normalizeOAuth } from "./oauth/provider.js";
 import { parsePublicUrl } from "./origin.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
-import type { ClientAddressResolver } from "./types/abuse.js";
+import type { ClientAddressResolver } from "./types/client-address.js";
 import type {
   AuthConfig,
   CallbacksOptions,
@@ -42,7 +42,6 @@ import type {
 import type { JWTOptions } from "./types/jwt.js";
 import type { Adapter } from "./types/models.js";
 import type { ProviderConfig } from "./types/providers.js";
-import type { SecurityLogOptions } from "./types/sessions.js";
 
 export { normalizeBasePath } from "./base-path.js";
 
@@ -81,8 +80,6 @@ export interface ResolvedConfig {
   redirectProxyUrl: string | undefined;
   /** The `jwt` callback is the built-in identity: a session check cannot change the token. */
   identityJwtCallback: boolean;
-  /** The security activity log, when on. */
-  securityLog: SecurityLogOptions | undefined;
   /** The configuration as the app wrote it: each feature reads its own key (./feature.ts). */
   source: AuthConfig;
   /** `trustedProxies` (or `AUTH_TRUSTED_PROXIES`), checked; unset: `X-Forwarded-For` is never read. */
@@ -273,12 +270,13 @@ function build(config: AuthConfig): ResolvedConfig {
   }
 
   const maxAge = config.session?.maxAge ?? DEFAULT_MAX_AGE;
+  // The features' own session options (`session.revocation`) pass through as the app wrote them.
   const session: SessionOptions = {
+    ...config.session,
     strategy,
     maxAge,
     updateAge: config.session?.updateAge ?? 24 * 60 * 60,
     generateSessionToken: config.session?.generateSessionToken ?? (() => crypto.randomUUID()),
-    revocation: config.session?.revocation,
     recordIp: config.session?.recordIp === true,
   };
   const jwt: JWTOptions = {
@@ -327,7 +325,6 @@ function build(config: AuthConfig): ResolvedConfig {
     debug: !!config.debug,
     redirectProxyUrl: config.redirectProxyUrl,
     identityJwtCallback: !config.callbacks?.jwt,
-    securityLog: config.securityLog,
     source: config,
     trustedProxies: resolveTrustedProxies(config.trustedProxies, env.AUTH_TRUSTED_PROXIES),
     clientAddress: clientAddressHook(config.clientAddress),

@@ -1,5 +1,5 @@
 import type { raw, skipCSRFCheck } from "../symbols.js";
-import type { ClientAddressResolver, RateLimitOptions, TrustedProxies } from "./abuse.js";
+import type { ClientAddressResolver, TrustedProxies } from "./client-address.js";
 import type { JWTOptions } from "./jwt.js";
 import type {
   Account,
@@ -13,7 +13,6 @@ import type {
   User,
 } from "./models.js";
 import type { Provider } from "./providers.js";
-import type { RevocationOptions, SecurityLogOptions } from "./sessions.js";
 
 /** Theme of the built-in pages. */
 export interface Theme {
@@ -244,16 +243,15 @@ export interface SessionOptions {
   updateAge: number;
   /** Makes the token of a database session. Default: a random UUID. */
   generateSessionToken: () => string;
-  /**
-   * Instant revocation of JWT sessions: a store consulted by every JWT session check. Without
-   * it the JWT check makes no call at all.
-   */
-  revocation?: RevocationOptions;
   /** Record the client's address (truncated: IPv4 /24, IPv6 /48) with sessions and events. Default false. */
   recordIp?: boolean;
 }
 
-/** The configuration of {@link Auth}. */
+/**
+ * The configuration of {@link Auth}. The built-in features add their own keys in their folders'
+ * `options.ts`, by declaration merging: `rateLimit` (features/rate-limit), `securityLog`
+ * (features/security-log) and `session.revocation` (features/sessions).
+ */
 export interface AuthConfig {
   providers: Provider[];
   adapter?: Adapter;
@@ -274,20 +272,12 @@ export interface AuthConfig {
    * {@link AuthConfig.redirectProxyOrigins}.
    */
   redirectProxyUrl?: string;
-  /** The security activity log: sign-ins, failures, sign-outs, revocations, links. Off by default. */
-  securityLog?: SecurityLogOptions;
   /**
    * The origins the redirect proxy may forward callbacks to: exact origins
    * (`https://preview.example.com`) or one wildcard label on the left
    * (`https://*.preview.example.com`). Default: none (`AUTH_REDIRECT_PROXY_ORIGINS`, comma-separated).
    */
   redirectProxyOrigins?: string[];
-  /**
-   * Rate limits of sign-in (credentials, email, passkey options, OAuth starts), on by default.
-   * `false` turns them all off; each action's limits can be changed or turned off. See
-   * docs/rate-limits.md.
-   */
-  rateLimit?: RateLimitOptions | false;
   /**
    * The proxies in front of the app, whose `X-Forwarded-For` entries are trusted: a count or CIDR
    * ranges (`AUTH_TRUSTED_PROXIES`). Unset: `X-Forwarded-For` is never read.

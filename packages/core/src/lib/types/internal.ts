@@ -1,4 +1,4 @@
-import type { ClientIp } from "./abuse.js";
+import type { ClientIp } from "./client-address.js";
 import type { ProviderConfig } from "./providers.js";
 
 /** A provider after normalisation: its URLs are known. */

@@ -6,7 +6,7 @@
  * looked up on every sign-in attempt, cost what a map of tens of thousands of string keys would
  * not. Keys are exact (no hash stands for an address), so no two clients ever share a counter.
  */
-import type { ClientIp } from "../../types/abuse.js";
+import type { ClientIp } from "../../types/client-address.js";
 
 /** Slot layout, in 32-bit words: key high, key low, count, marks; then the end as a float64. */
 const STRIDE = 8;

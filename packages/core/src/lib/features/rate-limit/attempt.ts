@@ -6,7 +6,6 @@
 import { bucketOf, clientIp } from "../../client-address.js";
 import type { Context } from "../../context.js";
 import { AuthError } from "../../errors.js";
-import type { RateLimitCount } from "../../types/abuse.js";
 import type { Cookie } from "../../types/config.js";
 import type { CredentialsConfig } from "../../types/providers.js";
 import {
@@ -21,6 +20,7 @@ import { type Device, deviceCookie, deviceOf, holdsAccount } from "./device.js";
 import { done, inFlight, type Outcome, type Streak } from "./in-flight.js";
 import { accountOf } from "./keys.js";
 import { syncStore } from "./memory.js";
+import type { RateLimitCount } from "./options.js";
 import { rateLimitsOf } from "./state.js";
 
 /** The credentials limit per client address. */

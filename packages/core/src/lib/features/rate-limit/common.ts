@@ -4,9 +4,9 @@
  */
 import type { Context } from "../../context.js";
 import { AdapterError, RateLimited } from "../../errors.js";
-import type { BackoffRule } from "../../types/abuse.js";
 import { limitKey, loggableKey, plainKey } from "./keys.js";
 import type { SyncRateLimitStore } from "./memory.js";
+import type { BackoffRule } from "./options.js";
 
 /** Logs a failing store; the request goes on (a broken Redis must not stop every sign-in). */
 export function storeFailed(ctx: Context, cause: unknown): void {

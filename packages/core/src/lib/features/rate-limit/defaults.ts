@@ -8,7 +8,7 @@ import type {
   CredentialsRateLimit,
   RateLimitOptions,
   RateLimitRule,
-} from "../../types/abuse.js";
+} from "./options.js";
 
 /** The limits that apply when the configuration says nothing (docs/rate-limits.md). */
 export const DEFAULT_RATE_LIMITS = {

@@ -3,9 +3,9 @@
  * running are counted in a small map beside the store, and only a failure writes to the store.
  */
 import type { Context } from "../../context.js";
-import type { BackoffRule } from "../../types/abuse.js";
 import { backoffSeconds, type Counter, refuse } from "./common.js";
 import type { SyncRateLimitStore } from "./memory.js";
+import type { BackoffRule } from "./options.js";
 
 /** What an attempt reports once `authorize` has answered (exactly one of the two). */
 export interface Outcome {

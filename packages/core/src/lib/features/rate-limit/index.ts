@@ -14,9 +14,9 @@
  */
 import { bucketOf, clientIp } from "../../client-address.js";
 import type { Context } from "../../context.js";
-import type { RateLimitCount, RateLimitRule } from "../../types/abuse.js";
 import { counterOf, refuse, storeFailed } from "./common.js";
 import { syncStore } from "./memory.js";
+import type { RateLimitCount, RateLimitRule } from "./options.js";
 import { rateLimitsOf } from "./state.js";
 
 export { type CredentialsAttempt, checkCredentialsAttempt } from "./attempt.js";

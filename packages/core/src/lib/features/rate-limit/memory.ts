@@ -3,8 +3,9 @@
  * in size so that a flood of distinct keys cannot grow it without end. Failure streaks (counters
  * an `extend` hit created) live apart, under a bound of their own, and are never evicted.
  */
-import type { ClientIp, RateLimitCount, RateLimitStore } from "../../types/abuse.js";
+import type { ClientIp } from "../../types/client-address.js";
 import { AddressTable } from "./address-table.js";
+import type { RateLimitCount, RateLimitStore } from "./options.js";
 import { type StreakBudget, StreakTable } from "./streaks.js";
 
 /** Options of {@link MemoryRateLimitStore}. */

@@ -5,9 +5,9 @@
  * per configuration, when the feature is equipped (a malformed limit is a configuration error).
  */
 import type { ResolvedConfig } from "../../config.js";
-import type { RateLimitStore } from "../../types/abuse.js";
 import { type ResolvedRateLimits, resolveRateLimits } from "./defaults.js";
 import { MemoryRateLimitStore } from "./memory.js";
+import type { RateLimitStore } from "./options.js";
 
 export interface RateLimitState {
   /** The limits of each sign-in action over the defaults; `null` where turned off. */

@@ -7,7 +7,7 @@
  * later check of that key reads too. Guessing on a key that got no streak of its own is therefore
  * still backed off, on a counter it shares with a slice of the other keys that found no room.
  */
-import type { RateLimitCount } from "../../types/abuse.js";
+import type { RateLimitCount } from "./options.js";
 
 /** Spill counters per partition: memory stays bounded whatever the flood. */
 export const SPILL_COUNTERS = 1024;

@@ -15,5 +15,6 @@ declare module "../../types/config.js" {
   }
 }
 
-// A module, so that the declarations above merge into the kernel's rather than declare new ones.
-export {};
+// The options this feature adds to the configuration (AuthConfig, by declaration merging).
+// The options this feature adds to the configuration (AuthConfig, by declaration merging).
+export type {} from "./options.js";

@@ -12,5 +12,5 @@ const securityLog = lazyListener(
 
 export const securityLogFeature = {
   name: "security-log",
-  equip: (config) => (config.securityLog ? { listeners: [securityLog] } : undefined),
+  equip: (config) => (config.source.securityLog ? { listeners: [securityLog] } : undefined),
 } satisfies Feature;

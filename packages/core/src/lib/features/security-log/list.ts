@@ -4,7 +4,7 @@
 import { resolveConfig } from "../../config.js";
 import { AuthError } from "../../errors.js";
 import type { AuthConfig } from "../../types/config.js";
-import type { SecurityEvent } from "../../types/sessions.js";
+import type { SecurityEvent } from "./options.js";
 
 /** The log's code (./log.ts), loaded by the first call: importing the package does not load it. */
 const logCode = () => import("./log.js");
@@ -38,7 +38,7 @@ export async function listSecurityEvents(
   options: ListSecurityEventsOptions = {},
 ): Promise<SecurityEvent[]> {
   const resolved = resolveConfig(config);
-  const log = resolved.securityLog;
+  const log = resolved.source.securityLog;
   if (!log) {
     throw new AuthError("listSecurityEvents needs config.securityLog: the security log is off");
   }

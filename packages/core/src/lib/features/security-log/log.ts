@@ -20,7 +20,7 @@ import type {
   SecurityEventStore,
   SecurityEventType,
   SecurityLogOptions,
-} from "../../types/sessions.js";
+} from "./options.js";
 
 /** What an action says about an event; the id, time, client and address are filled in here. */
 export interface SecurityEventInput {
@@ -78,7 +78,7 @@ export async function recordSecurityEvent(
   input: SecurityEventInput,
 ): Promise<void> {
   const config = source instanceof Context ? source.config : source;
-  const options = config.securityLog;
+  const options = config.source.securityLog;
   // An event about nobody (a user without an id) is not recorded.
   if (!options || !input.userId) return;
   try {
@@ -130,7 +130,7 @@ export async function submittedUserId(
   credentials: Record<string, unknown>,
 ): Promise<string | null> {
   const lookup = capabilitiesOf(ctx.config).getUserByEmail;
-  if (!ctx.config.securityLog || !lookup) return null;
+  if (!ctx.config.source.securityLog || !lookup) return null;
   const { email, username } = credentials;
   const address =
     typeof email === "string" ? email : typeof username === "string" ? username : undefined;
@@ -153,7 +153,7 @@ export async function sessionSubject(
   ctx: Context,
 ): Promise<{ userId: string; sessionId: string } | null> {
   const { config } = ctx;
-  if (!config.securityLog) return null;
+  if (!config.source.securityLog) return null;
   const { name } = ctx.cookieOptions.sessionToken;
   try {
     if (config.session.strategy === "database") {

@@ -3,7 +3,7 @@
  * when it hears a sign-in, a refused sign-in, a sign-out, a linked account or a verified address.
  */
 
-declare module "../../types/sessions.js" {
+declare module "./options.js" {
   interface SecurityEventTypes {
     signIn: true;
     signInFailed: true;
@@ -13,5 +13,5 @@ declare module "../../types/sessions.js" {
   }
 }
 
-// A module, so that the declaration above merges into the kernel's rather than declares a new one.
-export {};
+// The options this feature adds to the configuration (AuthConfig, by declaration merging).
+export type {} from "./options.js";

@@ -6,7 +6,7 @@
  */
 import { resolveConfig } from "../../config.js";
 import type { AuthConfig } from "../../types/config.js";
-import type { SessionInfo } from "../../types/sessions.js";
+import type { SessionInfo } from "./options.js";
 
 const manage = () => import("./manage.js");
 

@@ -4,7 +4,7 @@
  */
 import type { Feature } from "../../feature.js";
 import type { SessionGuard } from "../../session/guard.js";
-import type { RevocationOptions } from "../../types/sessions.js";
+import type { RevocationOptions } from "./options.js";
 import sessions from "./route-list.js";
 import sessionsRevoke from "./route-revoke.js";
 

@@ -17,13 +17,9 @@ import { AuthError, MissingAdapterMethods } from "../../errors.js";
 import { isSessionId, LEGACY_SESSION_ID, publicSessionId } from "../../session/ids.js";
 import { giveLegacyTokenSessionId } from "../../session/jwt.js";
 import type { AdapterSession } from "../../types/models.js";
-import type {
-  RevocationSessionRecord,
-  RevocationStore,
-  SessionInfo,
-  SessionMetadata,
-} from "../../types/sessions.js";
+import type { SessionMetadata } from "../../types/sessions.js";
 import { recordSecurityEvent } from "../security-log/log.js";
+import type { RevocationSessionRecord, RevocationStore, SessionInfo } from "./options.js";
 import { forgetCachedChecks } from "./revocation.js";
 
 const iso = (date: Date | null | undefined) => (date ? new Date(date).toISOString() : null);

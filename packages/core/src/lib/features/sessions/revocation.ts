@@ -10,11 +10,7 @@ import type { SessionGuard } from "../../session/guard.js";
 import { jwtSessionId, jwtSessionStart, LEGACY_SESSION_ID } from "../../session/ids.js";
 import { retryWithin, type StoreDeadline } from "../../session/store-deadline.js";
 import type { JWT } from "../../types/models.js";
-import type {
-  RevocationOptions,
-  RevocationSessionRecord,
-  RevocationStore,
-} from "../../types/sessions.js";
+import type { RevocationOptions, RevocationSessionRecord, RevocationStore } from "./options.js";
 
 export { jwtSessionId, jwtSessionStart } from "../../session/ids.js";
 

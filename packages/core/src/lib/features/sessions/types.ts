@@ -4,11 +4,11 @@
  * proves an address that was unproven).
  */
 
-declare module "../../types/sessions.js" {
+declare module "../security-log/options.js" {
   interface SecurityEventTypes {
     sessionRevoked: true;
   }
 }
 
-// A module, so that the declaration above merges into the kernel's rather than declares a new one.
-export {};
+// The options this feature adds to the configuration (AuthConfig, by declaration merging).
+export type {} from "./options.js";

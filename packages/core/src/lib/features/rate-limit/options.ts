@@ -1,10 +1,18 @@
 /**
- * Contracts of abuse protection: rate limits per client and per account, the client address, and
- * the limiter store several app instances can share. Types only.
+ * The rate limits' options and store contract (`AuthConfig.rateLimit`, docs/rate-limits.md),
+ * added to the kernel's configuration by declaration merging. Types only.
  */
 
-/** A client's address, parsed: four bytes, or eight 16-bit groups. */
-export type ClientIp = { version: 4; parts: number[] } | { version: 6; parts: number[] };
+declare module "../../types/config.js" {
+  interface AuthConfig {
+    /**
+     * Rate limits of sign-in (credentials, email, passkey options, OAuth starts), on by default.
+     * `false` turns them all off; each action's limits can be changed or turned off. See
+     * docs/rate-limits.md.
+     */
+    rateLimit?: RateLimitOptions | false;
+  }
+}
 
 /** A counter of a {@link RateLimitStore}. */
 export interface RateLimitCount {
@@ -88,19 +96,3 @@ export interface RateLimitOptions {
   /** `POST /signin/<oauth provider>`: the start of an OAuth sign-in. */
   oauth?: ClientRateLimit | false;
 }
-
-/**
- * Who sits in front of the app: the number of proxies that append to `X-Forwarded-For`
- * (`1`: one load balancer), or the CIDR ranges of trusted proxies (`["10.0.0.0/8"]`). The client
- * address is then the rightmost `X-Forwarded-For` entry that is not a trusted proxy. Unset (the
- * default): `X-Forwarded-For` is never read.
- */
-export type TrustedProxies = number | string[];
-
-/**
- * Tells Gatehouse the client's address on platforms that give it another way (a socket, a
- * platform header). Return `null` or `undefined` when it is unknown.
- */
-export type ClientAddressResolver = (
-  request: Request,
-) => string | null | undefined | Promise<string | null | undefined>;
