@@ -11,7 +11,9 @@
  * its script limit) is printed for information.
  *
  * Which packages fill each bundle comes from esbuild's metafile (bytes each input contributes to
- * the minified output), and Gatehouse's own share is split by folder.
+ * the minified output). Gatehouse's own share is split by folder in a third build of its app from
+ * core's sources (the "gatehouse-source" condition): a dist/ that is itself bundled into chunks
+ * keeps no folders, and a dist/ compiled file by file keeps the same ones as src/.
  *
  * Checks, else exit 1: both bundles build with no `node:` import left to the runtime (a Worker
  * without `nodejs_compat` has none), and both run: each bundle, imported in this process, answers
@@ -63,7 +65,7 @@ export const LIBRARIES = [
 ];
 
 /** esbuild's options for a Workers bundle of `source`, resolved from bench/. */
-export function buildOptions(source, { minify }) {
+export function buildOptions(source, { minify, fromSources = false }) {
   return {
     stdin: { contents: source, resolveDir: benchDir, sourcefile: "worker.mjs", loader: "js" },
     absWorkingDir: rootDir,
@@ -72,7 +74,7 @@ export function buildOptions(source, { minify }) {
     metafile: true,
     format: "esm",
     platform: "neutral",
-    conditions: ["worker", "browser"],
+    conditions: fromSources ? ["gatehouse-source", "worker", "browser"] : ["worker", "browser"],
     mainFields: ["browser", "module", "main"],
     target: "es2022",
     define: { "process.env.NODE_ENV": '"production"' },
@@ -149,6 +151,10 @@ export async function bundle(lib) {
       out.metafile = result.metafile;
     }
   }
+  if (lib.core === "@gatehousejs/core") {
+    const built = await esbuild.build(buildOptions(source, { minify: true, fromSources: true }));
+    out.sources = { bytes: built.outputFiles[0].contents.byteLength, metafile: built.metafile };
+  }
   return out;
 }
 
@@ -205,6 +211,9 @@ export async function edgeBundles({ keep } = {}) {
         const name = lib.name.replace(/\W/g, "_");
         writeFileSync(join(dir, `${name}.full.mjs`), out.full.code);
         writeFileSync(join(dir, `${name}.meta.json`), JSON.stringify(out.metafile));
+        if (out.sources) {
+          writeFileSync(join(dir, `${name}.src.meta.json`), JSON.stringify(out.sources.metafile));
+        }
       }
       results[lib.name] = out;
     }
@@ -237,13 +246,14 @@ export function edgeBundleReport({ results, ratio, verdict }) {
   for (const [name, r] of Object.entries(results)) {
     list(`${name}, minified, by package:`, shares(r.metafile));
   }
+  const sources = results.Gatehouse.sources;
   list(
-    "Gatehouse's own code (@gatehousejs/core above), by folder:",
-    shares(results.Gatehouse.metafile, coreFolder),
+    `Gatehouse's own code, by folder (the app bundled from core's src/: ${kib(sources.bytes)} minified):`,
+    shares(sources.metafile, coreFolder),
   );
   list(
     "Gatehouse, sign-in methods the app does not configure (modules by name; oauth4webapi in OAuth):",
-    shares(results.Gatehouse.metafile, unusedMethod),
+    shares(sources.metafile, unusedMethod),
   );
   return lines.join("\n");
 }

@@ -2,7 +2,10 @@
  * The built-in sign-in methods and features, installed by the package's entry (./index.ts). This
  * is the one module above the kernel, the methods and the features: the kernel (./lib outside
  * `sign-in/` and `features/`) never imports them, and their code loads when a request first needs
- * it (docs/architecture.md).
+ * it (docs/architecture.md). A bundler that makes one file (a Workers build) inlines every such
+ * `import()`, so whatever is listed here is in every app's bundle: a method only its factories'
+ * providers need travels with them instead (`providerMethod` in ./lib/feature.ts; the WebAuthn
+ * entry below is its route and the error for a provider written by hand).
  */
 import { federatedLogoutFeature } from "./lib/features/federated-logout/feature.js";
 import { providerTokensFeature } from "./lib/features/provider-tokens/feature.js";

@@ -487,9 +487,10 @@ describe("sign-in page providers", () => {
   });
 
   it("the passkey section of Passkey() asks for nothing it would ignore", () => {
-    const { formFields, enableConditionalUI } = Passkey();
-    expect(enableConditionalUI).toBe(false);
-    const bare = signIn({ providers: [passkey(formFields)] });
+    const made = Passkey();
+    expect(made.enableConditionalUI).toBe(false);
+    // The factory's provider carries the passkey script (a hand-written one does not).
+    const bare = signIn({ providers: [internal(made)] });
     const form = bare.slice(bare.indexOf('<form id="passkey-form"'), bare.indexOf("</form>"));
     expect(form).toContain(">Sign in with Passkey</button>");
     expect(form).not.toMatch(/<input(?![^>]*type="hidden")/);

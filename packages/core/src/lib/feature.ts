@@ -6,6 +6,7 @@
  *
  * - `routes`: paths of the handler, declared like the kernel's (./routes/define.ts);
  * - `methods`: sign-in methods, by provider type (what POST /signin/<id> and /callback/<id> run);
+ *   a provider may carry its own under {@link providerMethod}, which wins over the features';
  * - `listeners`: who hears the moments of a request (./moments.ts);
  * - `steps`: what a sign-in passes after the `signIn` callback and before its session;
  * - `sessionGuard`: the JWT session's revocation check and records (./session/guard.ts);
@@ -51,6 +52,13 @@ export interface FeatureParts {
 /** What a sign-in method does for its providers (./sign-in/<method>/). */
 export interface SignInMethod {
   /**
+   * What it answers on routes a feature declares for its providers, by route name (GET
+   * /webauthn-options/<provider>): the route's action asks the provider's method.
+   */
+  routes?: Readonly<
+    Record<string, (ctx: Context, provider: InternalProvider) => Promise<ResponseInternal>>
+  >;
+  /**
    * POST /signin/<provider>: starts the sign-in (rate limits first). Without it the browser goes
    * back to the sign-in page, whose form posts straight to the callback.
    */
@@ -59,10 +67,47 @@ export interface SignInMethod {
   callback: (ctx: Context, provider: InternalProvider) => Promise<ResponseInternal>;
 }
 
-/** A sign-in method as a feature declares it: the provider types it serves, loaded on first use. */
+/**
+ * A sign-in method as a feature (or a provider, see {@link providerMethod}) declares it: the
+ * provider types it serves, loaded on first use.
+ */
 export interface MethodDeclaration {
   types: readonly string[];
   load: () => Promise<SignInMethod>;
+  /**
+   * HTML the built-in sign-in page adds after the provider's form (the passkey script). Not
+   * behind `load`, since a page renders at once: a method that has some is carried by its
+   * providers, so that only apps with such a provider bundle it.
+   */
+  signInPageHtml?: (provider: InternalProvider) => string;
+}
+
+/**
+ * The key under which a provider object carries its own sign-in method, which the kernel takes
+ * over the installed features' method for the provider's type. A provider factory attaches it
+ * ({@link withMethod}) when the method's code should reach a bundle only with that factory: a
+ * bundler keeps every `import()` it can see, and a single-file edge bundle inlines them all, so a
+ * method installed with the built-ins is in every app. A symbol, so that no configuration read
+ * from JSON or the environment can name it; registered, so that two copies of the package agree.
+ */
+export const providerMethod: unique symbol = Symbol.for("gatehouse.providerMethod");
+
+interface Carrier {
+  type: string;
+  [providerMethod]?: MethodDeclaration;
+}
+
+/** `provider`, carrying `method` (enumerable: `{ ...provider, id: "other" }` keeps it). */
+export function withMethod<P extends { type: string }>(provider: P, method: MethodDeclaration): P {
+  return Object.assign(provider, { [providerMethod]: method });
+}
+
+/** The method a provider carries for its own type, if any. */
+export function carriedMethod(provider: object): MethodDeclaration | undefined {
+  const { type, [providerMethod]: carried } = provider as Carrier;
+  return carried && typeof carried.load === "function" && carried.types.includes(type)
+    ? carried
+    : undefined;
 }
 
 export interface Feature {
@@ -109,14 +154,14 @@ export function featureRoutes(): Map<string, RouteDeclaration> {
 }
 
 /**
- * The sign-in method of a provider type, loaded by its first request (`undefined` when no
- * installed feature serves the type).
+ * The sign-in method of a provider: the one it carries, else the installed features' method for
+ * its type; loaded by its first request (`undefined` when neither exists).
  */
-export function methodFor(type: string): Promise<SignInMethod> | undefined {
+export function methodFor(provider: { type: string }): Promise<SignInMethod> | undefined {
   methodTable ??= new Map(
     installed.flatMap((f) => f.methods ?? []).flatMap((m) => m.types.map((t) => [t, m] as const)),
   );
-  const declared = methodTable.get(type);
+  const declared = carriedMethod(provider) ?? methodTable.get(provider.type);
   if (!declared) return undefined;
   let loaded = loadedMethods.get(declared);
   if (!loaded) {

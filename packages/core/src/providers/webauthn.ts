@@ -5,7 +5,9 @@
  * @module
  */
 
+import { withMethod } from "../lib/feature.js";
 import { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/sign-in/webauthn/constants.js";
+import { webauthnDeclaration } from "../lib/sign-in/webauthn/declaration.js";
 import { supplySimpleWebAuthn } from "../lib/sign-in/webauthn/library.js";
 import type { WebAuthnConfig } from "../lib/types/providers.js";
 
@@ -23,8 +25,11 @@ const loadSimpleWebAuthn = () => import("@simplewebauthn/server");
 export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
 
 /**
- * A WebAuthn provider. The browser asks `GET <basePath>/webauthn-options/<id>` for the ceremony
- * to run and posts the result (`action`, `data`) to `<basePath>/callback/<id>`. Signed in,
+ * A WebAuthn provider. It carries its sign-in method, so that an app bundles the WebAuthn code
+ * only with a WebAuthn provider; a `type: "webauthn"` object written by hand is a configuration
+ * error (spread a factory's result to change it: `{ ...Passkey(), id: "key" }`). The browser
+ * asks `GET <basePath>/webauthn-options/<id>` for the ceremony to run and posts the result
+ * (`action`, `data`) to `<basePath>/callback/<id>`. Signed in,
  * `?action=register` adds a passkey to the account; signed out it creates a user without an
  * email address (refuse those in the `signIn` callback if the app needs one). See
  * docs/security.md, "Passkeys".
@@ -36,7 +41,7 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
  */
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   supplySimpleWebAuthn(loadSimpleWebAuthn);
-  return {
+  const provider: WebAuthnConfig = {
     id: "webauthn",
     name: "WebAuthn",
     // Passkey autofill needs a field to offer the passkeys in; see formFields.
@@ -49,4 +54,5 @@ export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig 
     ...options,
     type: "webauthn",
   };
+  return withMethod(provider, webauthnDeclaration);
 }

@@ -10,7 +10,7 @@ import type { ResponseInternal } from "../types/config.js";
 
 export async function callback(ctx: Context): Promise<ResponseInternal> {
   const provider = ctx.requireProvider();
-  const method = await methodFor(provider.type);
+  const method = await methodFor(provider);
   if (!method) throw new InvalidProvider("This provider type has no callback");
   return method.callback(ctx, provider);
 }

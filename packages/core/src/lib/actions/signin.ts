@@ -27,7 +27,7 @@ export async function signIn(ctx: Context): Promise<ResponseInternal> {
     return redirectResult(signInUrl);
   }
   const provider = ctx.requireProvider();
-  const method = await methodFor(provider.type);
+  const method = await methodFor(provider);
   if (!method) throw new InvalidProvider("This provider type cannot start a sign-in");
   // Credentials and WebAuthn forms post straight to their callback: back to the page.
   if (!method.start) return redirectResult(signInUrl);

@@ -1,14 +1,13 @@
 /**
  * Compact JWE with `alg: "dir"`, the session-token format Gatehouse shares with Auth.js.
  *
- * Two interchangeable engines: `node:crypto` (the fast path) and `jose` over WebCrypto (the
- * fallback where `node:crypto` is absent). Tests prove each reads what the other writes.
- * `jose` is imported on the first use of its engine, never at load: it is most of the package's
- * import time, and on Node no session token ever needs it. Each engine remembers the tokens it
- * decrypted lately (see {@link rememberDecryptions}).
+ * Two interchangeable engines: `node:crypto` (the fast path) and WebCrypto (the fallback where
+ * `node:crypto` is absent). Tests prove each reads what the other writes, and that `jose` reads
+ * what both write and both read what `jose` writes. Each engine remembers the tokens it decrypted
+ * lately (see {@link rememberDecryptions}).
  */
 import { base64url, fromBase64url, fromUtf8, isCanonicalBase64url, utf8 } from "./encoding.js";
-import type { ContentEncryption, DerivedKey } from "./keys.js";
+import type { DerivedKey } from "./keys.js";
 import { nodeCrypto } from "./node.js";
 
 /** The protected header of a token, parsed but not yet trusted. */
@@ -232,42 +231,141 @@ export function rememberDecryptions(inner: JweEngine, limit = REMEMBERED_TOKENS)
   };
 }
 
-let jose: Promise<typeof import("./jose-jwe.js")> | undefined;
-
-/** `jose`, imported on the first call and shared by every call after it. */
-function loadJose(): Promise<typeof import("./jose-jwe.js")> {
-  jose ??= import("./jose-jwe.js");
-  return jose;
+/** Compares two byte strings of equal length without an early exit. */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  let diff = a.byteLength ^ b.byteLength;
+  for (let i = 0; i < a.byteLength; i++) diff |= (a[i] ?? 0) ^ (b[i] ?? 0);
+  return diff === 0;
 }
 
-/** The WebCrypto engine, through `jose`. */
-export const joseEngine: JweEngine = rememberDecryptions({
-  async encrypt(plaintext, key) {
-    const { CompactEncrypt } = await loadJose();
-    return new CompactEncrypt(plaintext)
-      .setProtectedHeader({ alg: "dir", enc: key.enc, kid: key.kid })
-      .encrypt(key.key);
-  },
-  async decrypt(jwe, key) {
-    // jose decodes leniently (padding, whitespace, spare bits): hold it to the spelling the
-    // node:crypto engine accepts, so that both engines take exactly the same tokens.
-    for (const part of [jwe.protectedHeader, jwe.iv, jwe.ciphertext, jwe.tag]) {
-      if (!isCanonicalBase64url(part)) throw new TypeError("JWE part is not canonical base64url");
+interface WebCryptoKeys {
+  /** AES-GCM over the whole key, or AES-CBC over its second half. */
+  cipher: CryptoKey;
+  /** HMAC-SHA-512 over the first half (CBC only). */
+  mac?: CryptoKey;
+}
+
+/**
+ * The WebCrypto engine: the same two content encryptions as the `node:crypto` one, over
+ * `crypto.subtle`, for runtimes without `node:crypto` (Workers, browsers). It is written here
+ * rather than taken from `jose` because `jose`'s JWE code brings every key-management algorithm
+ * with it: about 19 KB of a minified edge bundle for the one (`dir`) a session token uses
+ * (bench/edge-bundle.mjs). Tests hold it to `jose` both ways (edge-jwe-webcrypto.test.ts) and to
+ * the `node:crypto` engine on hostile spellings (crypto-engines.test.ts).
+ */
+function subtleEngine(): JweEngine {
+  const subtle = () => crypto.subtle;
+  const imported = new WeakMap<DerivedKey, Promise<WebCryptoKeys>>();
+  const keysOf = (key: DerivedKey): Promise<WebCryptoKeys> => {
+    let keys = imported.get(key);
+    if (!keys) {
+      const usage: KeyUsage[] = ["encrypt", "decrypt"];
+      keys =
+        key.enc === "A256GCM"
+          ? subtle()
+              .importKey("raw", key.key as BufferSource, "AES-GCM", false, usage)
+              .then((cipher) => ({ cipher }))
+          : Promise.all([
+              subtle().importKey(
+                "raw",
+                key.key.subarray(32) as BufferSource,
+                "AES-CBC",
+                false,
+                usage,
+              ),
+              subtle().importKey(
+                "raw",
+                key.key.subarray(0, 32) as BufferSource,
+                { name: "HMAC", hash: "SHA-512" },
+                false,
+                ["sign"],
+              ),
+            ]).then(([cipher, mac]) => ({ cipher, mac }));
+      imported.set(key, keys);
+      keys.catch(() => imported.delete(key));
     }
-    const token = `${jwe.protectedHeader}..${jwe.iv}.${jwe.ciphertext}.${jwe.tag}`;
-    const { compactDecrypt } = await loadJose();
-    const { plaintext } = await compactDecrypt(token, key.key, {
-      keyManagementAlgorithms: ["dir"],
-      contentEncryptionAlgorithms: [key.enc satisfies ContentEncryption],
-    });
-    return plaintext;
-  },
-});
+    return keys;
+  };
+  const cbcTag = async (mac: CryptoKey, aad: Uint8Array, iv: Uint8Array, ct: Uint8Array) => {
+    const input = new Uint8Array(aad.byteLength + iv.byteLength + ct.byteLength + 8);
+    input.set(aad);
+    input.set(iv, aad.byteLength);
+    input.set(ct, aad.byteLength + iv.byteLength);
+    input.set(lengthBlock(aad), input.byteLength - 8);
+    return new Uint8Array(await subtle().sign("HMAC", mac, input)).subarray(0, 32);
+  };
+  const compact = (header: string, iv: Uint8Array, ct: Uint8Array, tag: Uint8Array) =>
+    `${header}..${base64url(iv)}.${base64url(ct)}.${base64url(tag)}`;
+
+  return {
+    async encrypt(plaintext, key) {
+      const header = protectedHeaderFor(key);
+      const aad = utf8(header);
+      const { cipher, mac } = await keysOf(key);
+      const gcm = key.enc === "A256GCM";
+      const iv = crypto.getRandomValues(new Uint8Array(gcm ? 12 : 16));
+      const sealed = new Uint8Array(
+        await subtle().encrypt(
+          gcm ? { name: "AES-GCM", iv, additionalData: aad } : { name: "AES-CBC", iv },
+          cipher,
+          plaintext as BufferSource,
+        ),
+      );
+      if (gcm) return compact(header, iv, sealed.subarray(0, -16), sealed.subarray(-16));
+      return compact(header, iv, sealed, await cbcTag(mac!, aad, iv, sealed));
+    },
+    async decrypt(jwe, key) {
+      // The same spelling rule as the node:crypto engine: one token, one encoding.
+      for (const part of [jwe.protectedHeader, jwe.iv, jwe.ciphertext, jwe.tag]) {
+        if (!isCanonicalBase64url(part)) throw new TypeError("JWE part is not canonical base64url");
+      }
+      const aad = utf8(jwe.protectedHeader);
+      const iv = fromBase64url(jwe.iv);
+      const ct = fromBase64url(jwe.ciphertext);
+      const tag = fromBase64url(jwe.tag);
+      const { cipher, mac } = await keysOf(key);
+      let opened: ArrayBuffer;
+      try {
+        if (key.enc === "A256GCM") {
+          if (iv.byteLength !== 12 || tag.byteLength !== 16)
+            throw new TypeError("bad GCM parameters");
+          const sealed = new Uint8Array(ct.byteLength + 16);
+          sealed.set(ct);
+          sealed.set(tag, ct.byteLength);
+          opened = await subtle().decrypt(
+            { name: "AES-GCM", iv: iv as BufferSource, additionalData: aad },
+            cipher,
+            sealed,
+          );
+        } else {
+          if (iv.byteLength !== 16 || tag.byteLength !== 32)
+            throw new TypeError("bad CBC parameters");
+          if (!sameBytes(await cbcTag(mac!, aad, iv, ct), tag)) throw new Error();
+          opened = await subtle().decrypt(
+            { name: "AES-CBC", iv: iv as BufferSource },
+            cipher,
+            ct as BufferSource,
+          );
+        }
+      } catch (error) {
+        if (error instanceof TypeError) throw error;
+        throw new TypeError("JWE authentication failed");
+      }
+      return new Uint8Array(opened);
+    },
+  };
+}
+
+/** The WebCrypto engine (where `node:crypto` is absent). */
+export const webCryptoEngine: JweEngine = rememberDecryptions(subtleEngine());
+
+/** @deprecated The WebCrypto engine's former name, from when it ran through `jose`. */
+export const joseEngine: JweEngine = webCryptoEngine;
 
 /** The `node:crypto` engine, where the runtime has it. */
 export const fastEngine: JweEngine | undefined = nodeCrypto
   ? rememberDecryptions(nodeEngine(nodeCrypto))
   : undefined;
 
-/** The engine in use: `node:crypto` when present, `jose` otherwise. */
-export const engine: JweEngine = fastEngine ?? joseEngine;
+/** The engine in use: `node:crypto` when present, WebCrypto otherwise. */
+export const engine: JweEngine = fastEngine ?? webCryptoEngine;

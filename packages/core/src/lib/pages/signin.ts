@@ -1,5 +1,6 @@
 /** The built-in sign-in page (`GET <basePath>/signin`). */
 
+import { carriedMethod } from "../feature.js";
 import type { Theme } from "../types/config.js";
 import type { InternalProvider } from "../types/internal.js";
 import type {
@@ -14,7 +15,6 @@ import { escapeHtml, originOf, safeImageSrc, safeNavigationUrl } from "./escape.
 import { inputId, renderField } from "./fields.js";
 import { hiddenFields, INVALID_FIELD, renderErrorBox, renderShell } from "./shell.js";
 import { signInErrorMessage } from "./sign-in-errors.js";
-import { renderWebAuthnScript } from "./webauthn-script.js";
 
 /** What {@link renderSignInPage} needs. */
 export interface SignInPageParams {
@@ -152,7 +152,10 @@ function renderWebAuthn(
     `<button id="submitButton-${id}" type="submit" class="button button-primary">` +
       `${buttonLabel(provider)}</button>`,
     "</form>",
-    renderWebAuthnScript(provider),
+    // Where the passkey script says what went wrong: in the page from the start, so it announces.
+    `<div id="${id}-error" aria-live="assertive" aria-atomic="true"></div>`,
+    // The script comes with the provider's method (WebAuthn() and Passkey() carry it).
+    carriedMethod(provider)?.signInPageHtml?.(provider) ?? "",
   ]
     .filter(Boolean)
     .join("\n");

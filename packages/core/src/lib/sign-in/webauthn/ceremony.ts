@@ -15,7 +15,7 @@ import {
 import { AuthError, WebAuthnVerificationError } from "../../errors.js";
 import type { InternalProvider } from "../../types/internal.js";
 import type { RelyingParty, WebAuthnConfig } from "../../types/providers.js";
-import { type SimpleWebAuthn, suppliedSimpleWebAuthn } from "./library.js";
+import { notFromFactory, type SimpleWebAuthn, suppliedSimpleWebAuthn } from "./library.js";
 
 export type WebAuthnInternalProvider = InternalProvider & WebAuthnConfig;
 export type Ceremony = "authenticate" | "register";
@@ -31,13 +31,7 @@ let library: Promise<SimpleWebAuthn> | undefined;
 export function simpleWebAuthn(): Promise<SimpleWebAuthn> {
   const load = suppliedSimpleWebAuthn();
   if (!load) {
-    return Promise.reject(
-      new AuthError(
-        "WebAuthn needs the @simplewebauthn/server package, loaded by the WebAuthn() and " +
-          "Passkey() providers (@gatehousejs/core/providers/webauthn, /passkey): create the " +
-          "provider with one of them",
-      ),
-    );
+    return Promise.reject(notFromFactory());
   }
   library ??= load().catch((cause: unknown) => {
     library = undefined;

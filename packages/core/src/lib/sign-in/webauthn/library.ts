@@ -5,6 +5,8 @@
  * therefore neither loads the package nor carries it in a bundle, since a bundler follows every
  * `import()` it can see, installed or not.
  */
+import { AuthError } from "../../errors.js";
+
 export type SimpleWebAuthn = typeof import("@simplewebauthn/server");
 export type SimpleWebAuthnLoader = () => Promise<SimpleWebAuthn>;
 
@@ -18,4 +20,16 @@ export function supplySimpleWebAuthn(load: SimpleWebAuthnLoader): void {
 /** The loader a WebAuthn provider supplied, if one was created in this process. */
 export function suppliedSimpleWebAuthn(): SimpleWebAuthnLoader | undefined {
   return supplied;
+}
+
+/**
+ * The configuration error of a WebAuthn provider written by hand: it carries neither the method
+ * nor the import, which only the factories supply.
+ */
+export function notFromFactory(): AuthError {
+  return new AuthError(
+    "WebAuthn needs the @simplewebauthn/server package, loaded by the WebAuthn() and " +
+      "Passkey() providers (@gatehousejs/core/providers/webauthn, /passkey): create the " +
+      "provider with one of them",
+  );
 }

@@ -1,4 +1,10 @@
-/** GET /webauthn-options/<provider>: the options of a passkey ceremony, with its challenge. */
+/**
+ * GET /webauthn-options/<provider>: the options of a passkey ceremony, with its challenge. The
+ * provider's method answers (./declaration.ts): the code is the provider's, the route the
+ * protocol's.
+ */
+import { InvalidProvider } from "../../errors.js";
+import { methodFor } from "../../feature.js";
 import { defineRoute } from "../../routes/define.js";
 
 export default defineRoute({
@@ -6,5 +12,11 @@ export default defineRoute({
   methods: ["GET"],
   provider: "required",
   csrf: "none",
-  load: async () => (await import("./options.js")).webauthnOptions,
+  load: () => async (ctx) => {
+    const provider = ctx.requireProvider();
+    const answer = (await methodFor(provider))?.routes?.["webauthn-options"];
+    if (!answer)
+      throw new InvalidProvider("This provider's sign-in method has no ceremony options");
+    return answer(ctx, provider);
+  },
 });

@@ -1,13 +1,15 @@
 /**
- * The passkey script of the built-in sign-in page: inline, no third-party library. It asks
+ * The passkey script of the built-in sign-in page: inline, no third-party library. The WebAuthn
+ * providers carry it (./declaration.ts), so that only an app with one bundles it; the page writes
+ * the form and its error region (../../pages/signin.ts). It asks
  * `<basePath>/webauthn-options/<id>` which ceremony to run, calls the browser's WebAuthn API, and
  * posts the result (`action`, `data`) through the provider's form to its callback. The form's
  * button signs in; a "Create a passkey" button the script adds registers one (on the signed-in
  * user's account, else for a new passkey-only user). No form field is sent: the server never
  * looks a user up by what the request says (docs/security.md).
  */
-import type { InternalProvider } from "../types/internal.js";
-import type { WebAuthnConfig } from "../types/providers.js";
+import type { InternalProvider } from "../../types/internal.js";
+import type { WebAuthnConfig } from "../../types/providers.js";
 
 /** JSON for a `<script>` body: no `</script>`, `<!--` or line separators can break out. */
 function scriptJson(value: unknown): string {
@@ -115,7 +117,10 @@ const body = `
   }
 `;
 
-/** The inline script for one WebAuthn provider's form. */
+/**
+ * The inline script for one WebAuthn provider's form (`<id>-form`), which writes its failures
+ * into the page's error region (`<id>-error`).
+ */
 export function renderWebAuthnScript(provider: InternalProvider & WebAuthnConfig): string {
   const settings = {
     formId: `${provider.id}-form`,
@@ -124,5 +129,5 @@ export function renderWebAuthnScript(provider: InternalProvider & WebAuthnConfig
     optionsUrl: provider.callbackUrl.replace(/\/callback\/([^/]+)$/, "/webauthn-options/$1"),
     conditional: provider.enableConditionalUI === true,
   };
-  return `<div id="${settings.errorId}" aria-live="assertive" aria-atomic="true"></div>\n<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
+  return `<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
 }
