@@ -7,6 +7,7 @@ export type {
   Adapter,
   AdapterAccount,
   AdapterAccountType,
+  AdapterAccountTypes,
   AdapterAuthenticator,
   AdapterSession,
   AdapterUser,

@@ -68,6 +68,8 @@ export type { InternalProvider } from "./lib/types/internal.js";
 export type { JWTDecodeParams, JWTEncodeParams, JWTOptions } from "./lib/types/jwt.js";
 export type {
   Account,
+  AdapterAccountType,
+  AdapterAccountTypes,
   AdapterUser,
   Authenticator,
   AuthorizationDetails,
@@ -78,6 +80,7 @@ export type {
   JWT,
   Profile,
   ProviderType,
+  ProviderTypes,
   Session,
   User,
 } from "./lib/types/models.js";

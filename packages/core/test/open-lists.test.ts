@@ -1,6 +1,6 @@
 /**
- * The open lists: `ErrorType`, `SecurityEventType`, `WarningCode`, `SignInPageErrorParam` and the
- * keys of `CookiesOptions` are the keys of interfaces a feature extends from its own folder
+ * The open lists: `ErrorType`, `SecurityEventType`, `WarningCode`, `SignInPageErrorParam`,
+ * `ProviderType`, `AdapterAccountType` and the keys of `CookiesOptions` are the keys of interfaces a feature extends from its own folder
  * (features/<name>/types.ts). An app that imports `@gatehousejs/core/types` must see every member
  * it saw when the lists were closed unions, and its own `declare module` must add members.
  *
@@ -102,6 +102,8 @@ const today = {
     "AccountNotLinked",
     "RateLimited",
   ],
+  ProviderType: ["oauth", "oidc", "email", "credentials", "webauthn"],
+  AdapterAccountType: ["oauth", "oidc", "email", "webauthn"],
   "keyof CookiesOptions": [
     "sessionToken",
     "callbackUrl",
@@ -124,6 +126,8 @@ const added: Record<List, string> = {
   SecurityEventType: "twoFactorEnrolled",
   WarningCode: "two-factor-without-adapter",
   SignInPageErrorParam: "TwoFactorFailed",
+  ProviderType: "phone",
+  AdapterAccountType: "phone",
   "keyof CookiesOptions": "twoFactor",
 };
 
@@ -133,6 +137,8 @@ declare module "@gatehousejs/core/types" {
   interface SecurityEventTypes { ${added.SecurityEventType}: true }
   interface WarningCodes { "${added.WarningCode}": true }
   interface SignInPageErrors { ${added.SignInPageErrorParam}: true }
+  interface ProviderTypes { ${added.ProviderType}: true }
+  interface AdapterAccountTypes { ${added.AdapterAccountType}: true }
   interface CookiesOptions { ${added["keyof CookiesOptions"]}: CookieOption }
 }
 `;
@@ -144,7 +150,7 @@ function assertions(expected: (list: List) => readonly string[], extra = ""): st
   return [
     "import type {",
     "  AuthConfig, CookieOption, CookiesOptions, ErrorType, LoggerInstance, SecurityEventType,",
-    "  SignInPageErrorParam, WarningCode,",
+    "  SignInPageErrorParam, WarningCode, ProviderType, AdapterAccountType,",
     '} from "@gatehousejs/core/types";',
     "type Equal<A, B> =",
     "  (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;",

@@ -8,8 +8,20 @@ import type { SessionMetadata } from "./sessions.js";
 /** A value, or a promise of it. */
 export type Awaitable<T> = T | PromiseLike<T>;
 
+/**
+ * The kinds of provider, as the keys of an interface a sign-in method may extend by declaration
+ * merging (docs/architecture.md, "Open lists"): the five below are Auth.js's.
+ */
+export interface ProviderTypes {
+  oauth: true;
+  oidc: true;
+  email: true;
+  credentials: true;
+  webauthn: true;
+}
+
 /** Every kind of provider Gatehouse knows. */
-export type ProviderType = "oauth" | "oidc" | "email" | "credentials" | "webauthn";
+export type ProviderType = keyof ProviderTypes;
 
 /** The fields every user has. {@link User} extends it; augment `User`, not this. */
 export interface DefaultUser {
@@ -72,8 +84,19 @@ export interface Account {
   [key: string]: unknown;
 }
 
-/** The account types an adapter stores. Credentials sign-ins store no account. */
-export type AdapterAccountType = "oauth" | "oidc" | "email" | "webauthn";
+/**
+ * The account types an adapter stores, as the keys of an interface a sign-in method may extend
+ * by declaration merging. Credentials sign-ins store no account.
+ */
+export interface AdapterAccountTypes {
+  oauth: true;
+  oidc: true;
+  email: true;
+  webauthn: true;
+}
+
+/** The account types an adapter stores. */
+export type AdapterAccountType = keyof AdapterAccountTypes;
 
 /** An account as an adapter stores it. */
 export interface AdapterAccount extends Account {
