@@ -1,8 +1,12 @@
 /**
- * `node bench/ab-core.mjs <git-rev>`: the built `@gatehousejs/core` of this checkout against the same
+ * `node bench/ab-core.mjs <git-rev> [<git-rev after>]`: the built `@gatehousejs/core` of this
+ * checkout (or, given a second revision, that revision's, compiled the same way) against the same
  * package built from `<git-rev>`, in one process, in interleaved slices (harness.mjs), on the
  * request paths of the main bench: a valid JWT cookie, no cookie, decode, encode, a database
- * session on the memory adapter and the full OAuth callback against the loopback provider.
+ * session on the memory adapter and the full OAuth callback against the loopback provider; and
+ * the rows issue 21 promised to keep: `getSession(request)` with a valid JWT cookie (what the
+ * SolidStart integration's `getSession` runs), and a credentials sign-in with the rate limits on
+ * (the default memory store, a new client address each time through `trustedProxies: 1`) and off.
  *
  * A regression check for changes to core: a shared machine moves `npm run bench`'s figures by
  * ±20-50 % from run to run, but both builds here share every slice's load, so a change of a few
@@ -71,7 +75,7 @@ function buildAt(rev) {
 /** The six operations of one build of core, each checked once. */
 async function rows(dist, providerBase) {
   const load = (path) => import(pathToFileURL(join(dist, path)).href);
-  const { Auth, skipCSRFCheck } = await load("index.js");
+  const { Auth, getSession, skipCSRFCheck } = await load("index.js");
   const { encode, decode } = await load("jwt.js");
   const { default: Credentials } = await load("providers/credentials.js");
   const { MemoryAdapter } = await load("memory-adapter.js");
@@ -125,7 +129,53 @@ async function rows(dist, providerBase) {
     return new Request(url, { headers: { cookie: cookies.join("; ") } });
   }
 
+  const signInConfig = (rateLimit) => ({
+    secret: SECRET,
+    trustHost: true,
+    trustedProxies: 1,
+    basePath: "/auth",
+    skipCSRFCheck,
+    ...(rateLimit ? {} : { rateLimit: false }),
+    providers: [
+      Credentials({
+        credentials: { email: { type: "email" }, password: { type: "password" } },
+        authorize: async ({ email, password }) =>
+          password === "right" ? { id: USER.sub, name: USER.name, email: String(email) } : null,
+      }),
+    ],
+  });
+  const limited = signInConfig(true);
+  const unlimited = signInConfig(false);
+  let client = 0;
+  const signInRequest = () => {
+    client = (client + 1) & 0xffff;
+    return new Request(`${ORIGIN}/auth/callback/credentials`, {
+      method: "POST",
+      headers: {
+        "content-type": "application/x-www-form-urlencoded",
+        "x-forwarded-for": `10.0.${client >> 8}.${client & 255}`,
+      },
+      body: new URLSearchParams({
+        email: USER.email,
+        password: "right",
+        callbackUrl: `${ORIGIN}/dashboard`,
+      }),
+    });
+  };
+
   const ops = {
+    "getSession(request), valid JWT cookie": {
+      prepare: () => sessionRequest(cookie),
+      run: (r) => getSession(r, config),
+    },
+    "credentials sign-in, rate limits on": {
+      prepare: signInRequest,
+      run: (r) => Auth(r, limited),
+    },
+    "credentials sign-in, rate limits off": {
+      prepare: signInRequest,
+      run: (r) => Auth(r, unlimited),
+    },
     "session, valid JWT cookie": {
       prepare: () => sessionRequest(cookie),
       run: (r) => Auth(r, config),
@@ -145,6 +195,20 @@ async function rows(dist, providerBase) {
     const body = await (await op.run(op.prepare())).json();
     check(body?.user?.email === USER.email, `${dist}: ${name} has no session user`);
   }
+  const read = await ops["getSession(request), valid JWT cookie"].run(sessionRequest(cookie));
+  check(read?.user?.email === USER.email, `${dist}: getSession has no session user`);
+  for (const name of [
+    "credentials sign-in, rate limits on",
+    "credentials sign-in, rate limits off",
+  ]) {
+    const signedIn = await ops[name].run(signInRequest());
+    check(
+      signedIn.status === 302 &&
+        signedIn.headers.get("location") === `${ORIGIN}/dashboard` &&
+        signedIn.headers.getSetCookie().some((c) => c.startsWith(`${SALT}=`)),
+      `${dist}: ${name} answered ${signedIn.status} to ${signedIn.headers.get("location")}`,
+    );
+  }
   const none = await (await ops["session, no cookie"].run(sessionRequest())).json();
   check(none === null, `${dist}: a session without a cookie is not null`);
   check((await ops.decode())?.sub === USER.sub, `${dist}: decode lost the subject`);
@@ -157,9 +221,11 @@ async function rows(dist, providerBase) {
 }
 
 async function main() {
-  const rev = process.argv[2];
-  if (!rev) throw new Error("usage: node bench/ab-core.mjs <git-rev>");
-  const current = join(root, "packages", "core", "dist");
+  const [rev, afterRev] = process.argv.slice(2);
+  if (!rev) throw new Error("usage: node bench/ab-core.mjs <git-rev> [<git-rev after>]");
+  // With a second revision both sides are compiled the same way from git, so neither depends on
+  // how dist/ happens to be built.
+  const current = afterRev ? buildAt(afterRev).dist : join(root, "packages", "core", "dist");
   check(existsSync(join(current, "index.js")), "packages/core/dist is missing: npm run build");
   const base = buildAt(rev);
   const provider = await startProvider();
@@ -167,7 +233,7 @@ async function main() {
     const before = await rows(base.dist, provider.base);
     const after = await rows(current, provider.base);
     console.log(
-      `node ${process.version}; ${base.sha} (before) against this checkout's build (after); ` +
+      `node ${process.version}; ${base.sha} (before) against ${afterRev ?? "this checkout's build"} (after); ` +
         `${budgetMs} ms each per row in 30 interleaved slices after ${warmupMs} ms of warm-up`,
     );
     const only = process.env.AB_ROWS?.split(",");
