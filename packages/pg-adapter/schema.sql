@@ -32,6 +32,8 @@ CREATE INDEX IF NOT EXISTS "accounts_userId_idx" ON "public"."accounts" ("userId
 
 ALTER TABLE "public"."accounts" ADD COLUMN IF NOT EXISTS "error" text;
 
+ALTER TABLE "public"."accounts" ADD COLUMN IF NOT EXISTS "passwordHash" text;
+
 CREATE TABLE IF NOT EXISTS "public"."account_locks" (
   "key"     text PRIMARY KEY,
   "holder"  text NOT NULL,

@@ -49,9 +49,10 @@ export interface PostgresAdapterMethods extends CompleteAdapter, PostgresVerific
   /** Throws (unique violation, SQLSTATE 23505) when the provider account is already linked. */
   linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
   /**
-   * One `UPDATE`: the token fields given (and `error`), leaving the others alone. With
-   * `ifRefreshToken` it writes only if the stored `refresh_token` still equals it (`null`: none
-   * stored), and returns `null` when it did not; `null` also for an unknown account.
+   * One `UPDATE`: the token fields given (and `error`, `passwordHash`), leaving the others
+   * alone; `null` clears a field. With `ifRefreshToken` it writes only if the stored
+   * `refresh_token` still equals it (`null`: none stored), and returns `null` when it did not;
+   * `null` also for an unknown account.
    */
   updateAccount(
     account: Partial<AdapterAccount> & Pick<AdapterAccount, "provider" | "providerAccountId">,

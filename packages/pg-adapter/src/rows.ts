@@ -40,6 +40,8 @@ const accountColumns = {
   session_state: (v: unknown) => v,
   authorization_details: (v: unknown) => v,
   error: text,
+  // A password account's hash (the password provider), stored and read back as it is given.
+  passwordHash: text,
 } as const;
 
 /** Names of the optional account columns, in insert order. */
@@ -59,7 +61,7 @@ export function toAccount(row: Row): AdapterAccount {
     provider: text(row.provider),
     providerAccountId: text(row.providerAccountId),
   };
-  // An absent token field stays absent (the contract's optional fields are not nullable).
+  // An absent optional field stays absent (the contract's optional fields are not nullable).
   for (const field of accountFields) {
     const value = row[field];
     if (value === null || value === undefined) continue;

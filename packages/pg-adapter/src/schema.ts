@@ -40,6 +40,8 @@ function statements(s: string): string[] {
     `CREATE INDEX IF NOT EXISTS "accounts_userId_idx" ON ${s}."accounts" ("userId")`,
     // Provider tokens (docs/tokens.md): the marker left after a refused refresh.
     `ALTER TABLE ${s}."accounts" ADD COLUMN IF NOT EXISTS "error" text`,
+    // Password accounts: the password provider's hash, on the account row it links.
+    `ALTER TABLE ${s}."accounts" ADD COLUMN IF NOT EXISTS "passwordHash" text`,
     // Short cross-process locks around a token refresh, one row per held lock.
     `CREATE TABLE IF NOT EXISTS ${s}."account_locks" (
   "key"     text PRIMARY KEY,
@@ -126,7 +128,8 @@ export const schemaSql: string = createSchemaSql();
  * migration is one statement, a transaction serialised by an advisory lock. Existing tables keep
  * their rows; a `sessions` table from before session records gains their columns (`createdAt`,
  * `lastSeenAt`, `provider`, `providerType`, `client`, `ip`), null in the rows it already has,
- * and `verification_tokens` gains `tries` (sign-in code tries), 0 in its rows.
+ * `accounts` gains `error` (provider token refresh) and `passwordHash` (password accounts), null
+ * in its rows, and `verification_tokens` gains `tries` (sign-in code tries), 0 in its rows.
  *
  * @example
  * ```ts
