@@ -56,6 +56,8 @@ export class Account {
   declare authorization_details?: AuthorizationDetails[] | null;
   /** `"RefreshTokenError"` after the provider refused the refresh token; `null` otherwise. */
   declare error?: "RefreshTokenError" | null;
+  /** A password account's hash (the password provider); `null` on other accounts. */
+  declare passwordHash?: string | null;
   /** The id of {@link Account.user}, without loading the user. */
   get userId(): string {
     return userIdOf(this);
@@ -286,6 +288,7 @@ export function defineGatehouseEntities<
     session_state: { type: "json", fieldName: "session_state", nullable: true },
     authorization_details: { type: "json", fieldName: "authorization_details", nullable: true },
     error: text("error"),
+    passwordHash: text("passwordHash"),
   });
   set.Account.addUnique({
     name: "accounts_provider_account_key",
