@@ -5,9 +5,13 @@
  * Stored form: `scrypt$N=32768,r=8,p=1$<salt>$<hash>`, salt and hash in base64url. The older form
  * `scrypt$<salt>$<hash>` (N=16384, r=8, p=1, written by the example app before this module) is
  * still read, and {@link needsRehash} says it should be replaced.
+ *
+ * Hashes written by other libraries (bcrypt, Argon2, Better Auth's scrypt) are checked by
+ * ./password-imported.ts, loaded only when such a hash is met; they all need a rehash.
  */
 import { isCanonicalBase64url } from "./encoding.js";
 import { nodeCrypto } from "./node.js";
+import type { Hashing } from "./password-imported.js";
 
 /** scrypt's cost parameters, as `hashPassword`, `verifyPassword` and `needsRehash` take them. */
 export interface PasswordHashOptions {
@@ -185,15 +189,28 @@ export async function hashPassword(
  * Whether `password` matches a hash from {@link hashPassword} (or the older
  * `scrypt$<salt>$<hash>` form), compared in constant time.
  *
+ * Hashes brought over from other systems are checked too, so their users sign in without a reset
+ * ({@link needsRehash} is true for each, so the next sign-in can store a Gatehouse hash):
+ * - bcrypt (`$2a$`, `$2b$`, `$2y$`, cost 4 to 14), with the optional package `bcryptjs`; as bcrypt
+ *   does, only the first 72 bytes of the password count;
+ * - Argon2 (`$argon2id$` and `$argon2i$`, `v=19`, at most m=256 MiB, t=10, p=16 and m·t=1 GiB),
+ *   with the optional package `argon2`;
+ * - Better Auth's default scrypt form (`<salt>:<key>` in hex), with `node:crypto`.
+ * bcrypt and Argon2 get the password as typed, as the libraries that wrote them did; Better Auth's
+ * form and Gatehouse's own get it in NFKC.
+ *
  * Never throws for what it is given: a stored value that is malformed, not a string, or whose
  * parameters exceed the bounds (a hash that would take seconds or gigabytes) gives `false`, as does
- * a password that `hashPassword` would refuse.
+ * a password that `hashPassword` would refuse, and an `$argon2d$` hash (not a password hash).
  *
  * With `stored` null or undefined (no such user), it does the same work as checking a hash made
  * with `options` and answers `false`, so an unknown account takes as long as a wrong password.
  *
  * @param options the parameters your app hashes with; used only when `stored` is null.
- * @throws RangeError when `options` are out of bounds (a programming error, not bad input).
+ * @throws RangeError when `options` are out of bounds (a programming error, not bad input); Error
+ *   when the runtime has no `node:crypto`, or when a bcrypt or Argon2 hash needs `bcryptjs` or
+ *   `argon2` and it is not installed (the message names the package), rather than a `false` that
+ *   would lock every such user out in silence.
  *
  * @example
  * ```ts
@@ -219,15 +236,30 @@ export async function verifyPassword(
     return false;
   }
   const hash = parse(stored);
-  if (!hash) return false;
+  if (!hash) return verifyOtherForm(password, text, stored);
   const expected = Buffer.from(hash.hash, "base64url");
   const key = await scrypt(text, Buffer.from(hash.salt, "base64url"), hash.hashBytes, hash);
   return node.timingSafeEqual(key, expected);
 }
 
 /**
+ * A stored value that is not in this module's form: handed to ./password-imported.ts, which
+ * reads the other libraries' forms and is loaded on the first one met (a malformed `scrypt$…`
+ * value is ours, and simply false).
+ */
+async function verifyOtherForm(typed: string, normalised: string, stored: unknown) {
+  if (typeof stored !== "string" || stored.length > MAX_STORED_LENGTH) return false;
+  if (stored.startsWith("scrypt$")) return false;
+  const { verifyImportedPassword } = await import("./password-imported.js");
+  const node = crypto();
+  const hashing: Hashing = { scrypt, timingSafeEqual: (a, b) => node.timingSafeEqual(a, b) };
+  return verifyImportedPassword({ typed, normalised }, stored, hashing);
+}
+
+/**
  * Whether a stored hash should be replaced by a new one made with `options`: it is in the older
- * form, its parameters or sizes differ from the current ones, or it cannot be read at all. Call it
+ * form, another library's (bcrypt, Argon2, Better Auth's: see {@link verifyPassword}), its
+ * parameters or sizes differ from the current ones, or it cannot be read at all. Call it
  * after a successful {@link verifyPassword}, while the plain password is at hand.
  *
  * @throws RangeError when `options` are out of bounds.
