@@ -14,6 +14,7 @@ import { cascade } from "./cases/cascade.js";
 import { codeTries } from "./cases/code-tries.js";
 import { concurrency } from "./cases/concurrency.js";
 import { dates } from "./cases/dates.js";
+import { passwordAccounts } from "./cases/password-accounts.js";
 import { sessionListing } from "./cases/session-listing.js";
 import { sessions } from "./cases/sessions.js";
 import { users } from "./cases/users.js";
@@ -66,6 +67,7 @@ const groups: readonly Group[] = [
   accounts,
   accountListing,
   accountRefresh,
+  passwordAccounts,
   sessions,
   sessionListing,
   verificationTokens,
@@ -93,14 +95,15 @@ function skipReason(c: Case, skip: ReadonlySet<string>, adapter: Adapter): strin
 /**
  * Registers vitest `describe`/`test` blocks that check `options.adapter` against every method of
  * the adapter contract: users, accounts (and, when the adapter has the optional
- * `listAccountsByUserId`, the listing of a user's accounts), sessions, verification tokens, WebAuthn
- * authenticators, Date round-trips, `null` for absent rows, cascading deletes, single use of
- * verification tokens under concurrency, uniqueness of provider accounts, (when the adapter has
- * the optional `countVerificationTokenTry`) sign-in code tries counted atomically, and answers
- * equal to what was stored, with no `null` for an optional field never given, as Auth.js's own
- * adapter tests compare them. Each test creates
- * its own rows with fresh random ids, so the tests are independent and may run against a shared
- * database. Call it at the top level of a test file.
+ * `listAccountsByUserId`, the listing of a user's accounts), password accounts (their
+ * `passwordHash` stored, read back unaltered, updated and cleared), sessions, verification
+ * tokens, WebAuthn authenticators, Date round-trips, `null` for absent rows, cascading deletes,
+ * single use of verification tokens under concurrency, uniqueness of provider accounts, (when the
+ * adapter has the optional `countVerificationTokenTry`) sign-in code tries counted atomically,
+ * and answers equal to what was stored, with no `null` for an optional field never given, as
+ * Auth.js's own adapter tests compare them. Each test creates its own rows with fresh random ids,
+ * so the tests are independent and may run against a shared database. Call it at the top level
+ * of a test file.
  *
  * @example
  * ```ts
