@@ -7,6 +7,10 @@ export type SecurityEventStoreMethod = keyof SecurityEventStore;
 
 // Records rather than arrays, so that a member added to the contract fails to compile here.
 const methodSet: Record<SecurityEventStoreMethod, true> = { record: true, list: true, prune: true };
+// The event types are an open list: a sign-in method adds its own by declaration merging, and
+// they are members only where its module is imported (a whole-repository typecheck, an app that
+// uses the method). Spread in, they are checked where they are members and allowed elsewhere.
+const methodTypes = { signUp: true } as const; // the password provider's
 const typeSet: Record<SecurityEventType, true> = {
   signIn: true,
   signInFailed: true,
@@ -14,6 +18,7 @@ const typeSet: Record<SecurityEventType, true> = {
   sessionRevoked: true,
   accountLinked: true,
   emailVerified: true,
+  ...methodTypes,
 };
 
 /** Every method of the security-event store contract. */
