@@ -1,0 +1,31 @@
+/**
+ * Password accounts (docs/passwords.md). Installed with the built-ins: the routes
+ * `signup/<provider>` and `verify-email/<provider>`, whose code comes with `Password()` (it
+ * carries its method), and, for a configuration with a password provider, the check of what it
+ * needs (./requirements.ts) and the listener that voids a pending password once another way in
+ * proves its address (./void.ts).
+ */
+import type { Feature } from "../../feature.js";
+import { lazyListener } from "../../moments.js";
+import type { Moments } from "../../types/moments.js";
+import { checkPasswordConfig, passwordProviders } from "./requirements.js";
+import signup from "./route-signup.js";
+import verifyEmail from "./route-verify.js";
+
+const voidPending = lazyListener(
+  ["emailVerified"],
+  async () => (await import("./void.js")).voidListener,
+  // The password's own proofs (the link in the browser that signed up, a secured account) keep it.
+  (_name, moment) => (moment as Moments["emailVerified"]).provider.type !== "password",
+);
+
+export const passwordFeature = {
+  name: "password",
+  routes: [signup, verifyEmail],
+  equip(config) {
+    const providers = passwordProviders(config);
+    if (providers.length === 0) return undefined;
+    checkPasswordConfig(config, providers);
+    return { listeners: [voidPending] };
+  },
+} satisfies Feature;

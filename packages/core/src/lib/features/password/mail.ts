@@ -1,0 +1,98 @@
+/**
+ * The emails of password accounts: the default subject, HTML and text of each kind, and sending
+ * one through the provider's `sendEmail`. A message never holds a password or a hash.
+ */
+import type { Context } from "../../context.js";
+import { EmailSignInError } from "../../errors.js";
+import type { PasswordConfig, PasswordEmail, PasswordEmailKind } from "./options.js";
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+const colour = (value: string | undefined, fallback: string) =>
+  value && /^#[0-9a-f]{3,8}$|^[a-z]{3,20}$|^rgba?\([\d\s.,%]+\)$/i.test(value) ? value : fallback;
+
+interface Wording {
+  subject: (host: string) => string;
+  lead: (host: string) => string;
+  button: string;
+  after: string;
+}
+
+const WORDING: Record<PasswordEmailKind, Wording> = {
+  verifyEmail: {
+    subject: (host) => `Confirm your email address for ${host}`,
+    lead: (host) => `Confirm your email address to finish signing up to ${host}.`,
+    button: "Confirm email address",
+    after:
+      "If you did not sign up, you can ignore this email: the account cannot be used without this link. If you open it on a device you did not sign up on, you can choose your own password instead.",
+  },
+  accountExists: {
+    subject: (host) => `Someone tried to sign up to ${host} with your email address`,
+    lead: (host) =>
+      `Someone tried to sign up to ${host} with this email address, which already has an account. Nothing was changed.`,
+    button: "Sign in",
+    after:
+      "If it was you, sign in instead, or reset your password if you forgot it. If it was not you, you can ignore this email.",
+  },
+  accountUnconfirmed: {
+    subject: (host) => `Confirm your email address for ${host}`,
+    lead: (host) =>
+      `Someone tried to sign up to ${host} with this email address. An account with this address was started before, but the address was never confirmed.`,
+    button: "Confirm and choose a password",
+    after:
+      "If it is your address, open the link to confirm it and choose your password: any password chosen before stops working. Otherwise, you can ignore this email.",
+  },
+};
+
+/** The default subject, HTML and text of an email of `kind` with `url`. */
+export function passwordEmail(params: {
+  kind: PasswordEmailKind;
+  url: string;
+  theme?: { brandColor?: string; buttonText?: string };
+}): { subject: string; html: string; text: string } {
+  const wording = WORDING[params.kind];
+  const { host } = new URL(params.url);
+  // A zero-width space after each dot keeps mail clients from turning the host into a link.
+  const shown = escapeHtml(host.replace(/\./g, ".\u200B"));
+  const brand = colour(params.theme?.brandColor, "#346df1");
+  const buttonText = colour(params.theme?.buttonText, "#ffffff");
+  const href = escapeHtml(params.url);
+  const html = `<!DOCTYPE html>
+<html lang="en">
+<body style="margin:0;padding:24px;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
+<table role="presentation" width="100%" cellspacing="0" cellpadding="0" style="max-width:560px;margin:auto;background:#ffffff;border-radius:10px">
+<tr><td style="padding:24px 24px 8px;font-size:16px;line-height:24px;text-align:center">${escapeHtml(wording.lead(host)).replace(escapeHtml(host), `<strong>${shown}</strong>`)}</td></tr>
+<tr><td style="padding:16px 24px;text-align:center">
+<a href="${href}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${brand};color:${buttonText};font-weight:bold;text-decoration:none">${escapeHtml(wording.button)}</a>
+</td></tr>
+<tr><td style="padding:8px 24px 24px;font-size:14px;line-height:20px;text-align:center;color:#52525b">${escapeHtml(wording.after)}</td></tr>
+</table>
+</body>
+</html>
+`;
+  const text = `${wording.lead(host)}\n\n${wording.button}: ${params.url}\n\n${wording.after}\n`;
+  return { subject: wording.subject(host), html, text };
+}
+
+/**
+ * Sends an email of `kind` to `to` through the provider's `sendEmail`. A failure is an
+ * `EmailSignInError` (`send_failed`) whose cause is the transport's error.
+ */
+export async function sendPasswordEmail(
+  ctx: Context,
+  provider: PasswordConfig,
+  email: { kind: PasswordEmailKind; to: string; url: string; expires?: Date },
+): Promise<void> {
+  const message: PasswordEmail = {
+    ...email,
+    ...passwordEmail({ kind: email.kind, url: email.url, theme: ctx.config.theme }),
+    request: ctx.req.original,
+  };
+  try {
+    await provider.sendEmail(message);
+  } catch (cause) {
+    const error = new EmailSignInError("The email could not be sent", { cause });
+    error.code = "send_failed";
+    throw error;
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * The password provider's configuration (docs/passwords.md): what `Password()` takes and what it
+ * returns. Types only.
+ */
+import type { PasswordHashOptions } from "../../crypto/password.js";
+import type { Awaitable } from "../../types/models.js";
+import type { CredentialInput, ProviderStyle } from "../../types/providers.js";
+import type { PasswordPolicyOptions } from "./policy.js";
+
+/**
+ * A schema in the Standard Schema v1 shape (https://standardschema.dev): zod, valibot, ArkType
+ * and others implement it. Only what Gatehouse calls is described here.
+ */
+export interface FieldsSchema {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    validate(value: unknown): FieldsSchemaResult | PromiseLike<FieldsSchemaResult>;
+  };
+}
+
+/** What a Standard Schema's `validate` answers. */
+export type FieldsSchemaResult =
+  | { readonly value: unknown; readonly issues?: undefined }
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>;
+      }>;
+    };
+
+/** Which email a password provider sends, and why. */
+export type PasswordEmailKind =
+  /** After a sign-up with a new address: the link that proves it. */
+  | "verifyEmail"
+  /**
+   * After a sign-up with an address a user already holds and has proven: nothing was created,
+   * and the owner is told (`url` is the sign-in page).
+   */
+  | "accountExists"
+  /**
+   * After a sign-up with an address a user holds without having proven it: nothing was changed,
+   * and `url` lets the address's owner confirm it by choosing a password of their own.
+   */
+  | "accountUnconfirmed";
+
+/** One email a password provider sends: a default text and HTML, and what they were made from. */
+export interface PasswordEmail {
+  kind: PasswordEmailKind;
+  /** The recipient: the normalised address. */
+  to: string;
+  /** The link in the message (a verification link, or the sign-in page). */
+  url: string;
+  /** When `url` stops working, for a verification link. */
+  expires?: Date;
+  subject: string;
+  text: string;
+  html: string;
+  /** The request that caused the email. */
+  request: Request;
+}
+
+/** What `Password()` takes. */
+export interface PasswordOptions {
+  /** Default `"password"`. */
+  id?: string;
+  /** Default `"Password"`. */
+  name?: string;
+  /**
+   * A password account signs in only once its address is proven by the emailed link (default
+   * `true`). `false` lets it sign in at once; the address stays unproven (and the account can
+   * be taken back by its owner, docs/security.md) until the link is used. It needs a way to end
+   * a user's sessions (database sessions, or JWT sessions with `session.revocation`).
+   */
+  requireEmailVerification?: boolean;
+  /**
+   * What a sign-in with the right password says while the address is unproven (and
+   * `requireEmailVerification` holds): `true` (default) answers `EmailNotVerified`, so the user
+   * knows to open the link; `false` answers exactly as a wrong password does. Only someone who
+   * typed the account's password ever sees the difference.
+   */
+  revealUnverified?: boolean;
+  /** The password policy (./policy.ts): length, common and breached passwords. */
+  policy?: PasswordPolicyOptions;
+  /** The scrypt cost new hashes are made with; older hashes are upgraded at sign-in. */
+  hash?: PasswordHashOptions;
+  /**
+   * Extra sign-up fields (a name, …), validated by a Standard Schema v1 object (zod, valibot, …)
+   * that receives every posted field but `email`, `password`, `csrfToken` and `callbackUrl`. A
+   * field the schema's output does not keep is refused, as is every extra field without a
+   * schema. The output is stored on the new user (`id`, `email` and `emailVerified` excepted).
+   */
+  fields?: FieldsSchema;
+  /** The inputs the built-in sign-up page shows for `fields` (by name). */
+  formFields?: Record<string, CredentialInput>;
+  /** Lifetime of a verification link, in seconds. Default 24 hours. */
+  maxAge?: number;
+  /**
+   * Sends one email. Default: over SMTP with nodemailer (an optional peer), to `server` from
+   * `from` (else `AUTH_NODEMAILER_SERVER` / `EMAIL_SERVER` and `AUTH_NODEMAILER_FROM` /
+   * `EMAIL_FROM`, read when the first email is sent).
+   */
+  sendEmail?: (email: PasswordEmail) => Awaitable<void>;
+  /** The SMTP server for the default `sendEmail`: a URL or nodemailer transport options. */
+  server?: string | Record<string, unknown>;
+  /** The sender for the default `sendEmail`. */
+  from?: string;
+  style?: ProviderStyle;
+}
+
+/** A password provider, as `Password()` returns it. */
+export interface PasswordConfig
+  extends Omit<PasswordOptions, "id" | "name" | "sendEmail" | "requireEmailVerification"> {
+  id: string;
+  name: string;
+  type: "password";
+  requireEmailVerification: boolean;
+  sendEmail: (email: PasswordEmail) => Awaitable<void>;
+}

@@ -1,0 +1,14 @@
+/**
+ * GET /signup/<password provider>: the sign-up page. POST: a sign-up (JSON or form, CSRF-checked),
+ * answered the same whether or not the address already has an account.
+ */
+import { defineRoute } from "../../routes/define.js";
+import { passwordRoute } from "./route-answer.js";
+
+export default defineRoute({
+  name: "signup",
+  methods: ["GET", "POST"],
+  provider: "required",
+  csrf: "post",
+  load: () => passwordRoute("signup"),
+});

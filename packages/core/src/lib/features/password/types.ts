@@ -1,0 +1,40 @@
+/**
+ * What password accounts add to the open lists (docs/architecture.md): the provider type and the
+ * account type `password`, the account's `passwordHash`, and the security-log event of a sign-up.
+ *
+ * Only the password provider's module (src/providers/password.ts) and this folder's own modules
+ * import this file, so an app sees these members when it imports the provider; the feature's
+ * declaration (./feature.ts, installed with the built-ins) does not, and the lists of an app
+ * without a password provider stay as they were.
+ */
+
+declare module "../../types/models.js" {
+  interface ProviderTypes {
+    /** Email and password accounts kept by Gatehouse (`@gatehousejs/core/providers/password`). */
+    password: true;
+  }
+  interface AdapterAccountTypes {
+    /** The account that holds a user's password hash: `providerAccountId` is the user's id. */
+    password: true;
+  }
+  interface AdapterAccount {
+    /**
+     * The password account's hash (`scrypt$…`, or an imported bcrypt, Argon2 or Better Auth
+     * hash); `null` once voided. Never leaves the adapter through a response, a log line, an
+     * event or a callback: Gatehouse strips it from every account it hands on.
+     */
+    passwordHash?: string | null;
+  }
+}
+
+declare module "../security-log/options.js" {
+  interface SecurityEventTypes {
+    /** A password account was created (its address not yet proven). */
+    signUp: true;
+  }
+}
+
+// The error this feature adds (EmailNotVerified), declared beside its class.
+export type {} from "./errors.js";
+// The provider's options (PasswordConfig), and the policy's warning code.
+export type {} from "./options.js";
