@@ -2,11 +2,13 @@
  * What a configuration with a password provider needs, refused when it is read (before any
  * request does anything), and the provider factory's checks of its options.
  */
+import { join, resolve } from "node:path";
 import { Auth } from "@gatehousejs/core";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Credentials from "@gatehousejs/core/providers/credentials";
 import Password from "@gatehousejs/core/providers/password";
 import type { AuthConfig } from "@gatehousejs/core/types";
+import ts from "typescript";
 import { describe, expect, test } from "vitest";
 import { credentialsConfig, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { configurable, passwordWorld } from "./password-world.js";
@@ -123,4 +125,30 @@ describe("the routes", () => {
     const response = await send(w.config, new Jar(), "/auth/providers");
     expect(Object.keys((await response.json()) as object)).toEqual(["password", "credentials"]);
   });
+});
+
+describe("what the built-ins bring", () => {
+  test("the feature's declaration reaches none of the modules that add to the open lists", () => {
+    // Installed with the built-ins, it is in every app's program (the types entry names
+    // `AuthAction`): what the password provider adds (its provider and account type, its error,
+    // the policy's warning) must come with the provider's module only, or every app's lists would
+    // change (packages/core/test/open-lists.test.ts).
+    const folder = resolve(import.meta.dirname, "../src/lib/features/password");
+    const program = ts.createProgram([join(folder, "feature.ts")], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      noEmit: true,
+      noResolve: false,
+    });
+    const reached = program
+      .getSourceFiles()
+      .map((file) => file.fileName)
+      .filter((name) => name.startsWith(folder))
+      .map((name) => name.slice(folder.length + 1))
+      .sort();
+    expect(reached).toContain("void.ts");
+    for (const augmenting of ["types.ts", "errors.ts", "options.ts", "policy.ts"]) {
+      expect(reached).not.toContain(augmenting);
+    }
+  }, 30_000);
 });

@@ -12,8 +12,15 @@ import { capabilitiesOf } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { AdapterError } from "../../errors.js";
 import type { Adapter, AdapterAccount } from "../../types/models.js";
-import type { PasswordConfig } from "./options.js";
 import type { PASSWORD_ADAPTER_METHODS } from "./requirements.js";
+
+/**
+ * A password provider, by id. (Not `PasswordConfig`: this module is reached from the feature's
+ * declaration, which must not bring the provider's option types into every app's program.)
+ */
+export interface PasswordProviderRef {
+  id: string;
+}
 
 type Store = Required<Pick<Adapter, (typeof PASSWORD_ADAPTER_METHODS)[number]>>;
 
@@ -21,10 +28,7 @@ type Store = Required<Pick<Adapter, (typeof PASSWORD_ADAPTER_METHODS)[number]>>;
 export const storeOf = (ctx: Context): Store => ctx.config.adapter as Store;
 
 /** The password account of a user, as callbacks and listeners see it: no hash. */
-export function publicAccount(
-  provider: Pick<PasswordConfig, "id">,
-  userId: string,
-): AdapterAccount {
+export function publicAccount(provider: PasswordProviderRef, userId: string): AdapterAccount {
   return { userId, type: "password", provider: provider.id, providerAccountId: userId };
 }
 
@@ -55,7 +59,7 @@ export interface StoredPassword {
 /** The password of a user under `provider`, or null (no account, or voided). */
 export async function storedPassword(
   ctx: Context,
-  provider: Pick<PasswordConfig, "id">,
+  provider: PasswordProviderRef,
   userId: string,
 ): Promise<StoredPassword | null> {
   const account = await capabilitiesOf(ctx.config).getAccount?.(userId, provider.id);
@@ -93,7 +97,7 @@ async function carrying<T>(hash: string | null, write: () => Promise<T>): Promis
 /** Links a new password account to `userId`. */
 export function linkPassword(
   ctx: Context,
-  provider: Pick<PasswordConfig, "id">,
+  provider: PasswordProviderRef,
   userId: string,
   hash: string,
 ): Promise<unknown> {
@@ -107,7 +111,7 @@ export function linkPassword(
  */
 export async function replaceHash(
   ctx: Context,
-  provider: Pick<PasswordConfig, "id">,
+  provider: PasswordProviderRef,
   userId: string,
   hash: string | null,
 ): Promise<void> {

@@ -6,13 +6,12 @@
  * the address is proven, cleared or not (./sign-in.ts); clearing it keeps the row honest.
  */
 import type { Listener } from "../../moments.js";
-import type { PasswordConfig } from "./options.js";
 import { passwordProviders } from "./requirements.js";
 import { replaceHash, storedPassword } from "./store.js";
 
 export const voidListener: Listener = {
   emailVerified: async (ctx, { user }) => {
-    for (const provider of passwordProviders(ctx.config) as unknown as PasswordConfig[]) {
+    for (const provider of passwordProviders(ctx.config)) {
       try {
         const stored = await storedPassword(ctx, provider, user.id);
         if (stored?.pending) await replaceHash(ctx, provider, user.id, null);
