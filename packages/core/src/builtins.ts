@@ -4,10 +4,12 @@
  * `sign-in/` and `features/`) never imports them, and their code loads when a request first needs
  * it (docs/architecture.md). A bundler that makes one file (a Workers build) inlines every such
  * `import()`, so whatever is listed here is in every app's bundle: a method only its factories'
- * providers need travels with them instead (`providerMethod` in ./lib/feature.ts; the WebAuthn
- * entry below is its route and the error for a provider written by hand).
+ * providers need travels with them instead (`providerMethod` in ./lib/provider-method.ts; the
+ * WebAuthn entry below is its route and the error for a provider written by hand, the password
+ * entry its routes and the check of a configuration that has a password provider).
  */
 import { federatedLogoutFeature } from "./lib/features/federated-logout/feature.js";
+import { passwordFeature } from "./lib/features/password/feature.js";
 import { providerTokensFeature } from "./lib/features/provider-tokens/feature.js";
 import { rateLimitFeature } from "./lib/features/rate-limit/feature.js";
 import { securityLogFeature } from "./lib/features/security-log/feature.js";
@@ -29,6 +31,7 @@ export const builtins = [
   providerTokensFeature,
   securityLogFeature,
   sessionsFeature,
+  passwordFeature,
 ] as const;
 
 type FeatureAction = (typeof builtins)[number] extends infer F

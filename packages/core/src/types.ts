@@ -93,6 +93,7 @@ export type {
   OAuthConfig,
   Provider,
   ProviderConfig,
+  ProviderConfigs,
   ProviderStyle,
   TokenSet,
   WebAuthnConfig,

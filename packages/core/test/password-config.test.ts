@@ -11,7 +11,7 @@ import type { AuthConfig } from "@gatehousejs/core/types";
 import ts from "typescript";
 import { describe, expect, test } from "vitest";
 import { credentialsConfig, Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
-import { configurable, passwordWorld } from "./password-world.js";
+import { passwordWorld } from "./password-world.js";
 
 /** The error a configuration is refused with: its type and message, from the one log line. */
 async function refusal(config: AuthConfig) {
@@ -25,7 +25,7 @@ async function refusal(config: AuthConfig) {
 const base = (overrides: Partial<AuthConfig> = {}): AuthConfig => ({
   secret: SECRET,
   trustHost: true,
-  providers: [configurable(Password({ sendEmail: () => {} }))],
+  providers: [Password({ sendEmail: () => {} })],
   ...overrides,
 });
 
@@ -55,7 +55,7 @@ describe("a configuration with a password provider is refused when it is read", 
     const config = base({
       adapter: MemoryAdapter(),
       session: { strategy: "jwt" },
-      providers: [configurable(Password({ sendEmail: () => {}, requireEmailVerification: false }))],
+      providers: [Password({ sendEmail: () => {}, requireEmailVerification: false })],
     });
     const { type, message } = await refusal(config);
     expect(type).toBe("AuthError");

@@ -1,12 +1,6 @@
 /**
  * An app with a password provider on the memory adapter, its email captured, driven through
  * `Auth()` as browsers (cookie jars) would: sign up, open the emailed link, sign in.
- *
- * Two stand-ins, each for a kernel change the password feature needs and does not own (see the
- * feature's report): the feature is installed beside the built-ins here until `builtins.ts`
- * lists it, and the provider's `type` reads `"credentials"` once, for the one check in
- * lib/config.ts that still names the kernel's five provider types, until that check accepts a
- * type the provider's carried method serves. Every other read sees `"password"`.
  */
 import type { Adapter } from "@gatehousejs/core/adapters";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
@@ -17,13 +11,8 @@ import Password, {
 import { MemorySecurityEventStore } from "@gatehousejs/core/security-log/memory";
 import type { AuthConfig, Provider } from "@gatehousejs/core/types";
 import { expect, vi } from "vitest";
-import { builtins } from "../src/builtins.js";
-import { installFeatures } from "../src/lib/feature.js";
-import { passwordFeature } from "../src/lib/features/password/feature.js";
 import { csrfToken, type Jar, ORIGIN, recordingLogger, SECRET, send } from "./helpers.js";
 import { formOf } from "./support/email-link.js";
-
-installFeatures([...builtins, passwordFeature]);
 
 /** Cheap scrypt for tests that hash often; the rehash tests use the defaults. */
 export const FAST_HASH = { N: 1024, r: 8, p: 1 };
@@ -31,22 +20,6 @@ export const FAST_HASH = { N: 1024, r: 8, p: 1 };
 /** A password the default policy accepts (15 characters or more, not a common one). */
 export const PASSWORD = "correct horse battery staple";
 export const OTHER_PASSWORD = "a different passphrase entirely";
-
-/** `provider`, accepted by lib/config.ts's type check (see the module comment). */
-export function configurable(provider: ReturnType<typeof Password>): Provider {
-  const copy: Record<PropertyKey, unknown> = { ...provider };
-  let checked = false;
-  Object.defineProperty(copy, "type", {
-    enumerable: true,
-    configurable: true,
-    get() {
-      if (checked) return "password";
-      checked = true;
-      return "credentials";
-    },
-  });
-  return copy as unknown as Provider;
-}
 
 export interface WorldOptions {
   password?: PasswordOptions;
@@ -91,7 +64,7 @@ export function passwordWorld(options: WorldOptions = {}) {
     callbacks: {
       signIn: vi.fn(() => true),
     },
-    providers: [configurable(provider), ...(options.providers ?? [])],
+    providers: [provider, ...(options.providers ?? [])],
     ...options.config,
   };
 

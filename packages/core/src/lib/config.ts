@@ -27,6 +27,7 @@ import { DEFAULT_MAX_AGE, decode, encode } from "./jwt.js";
 import { resolveLogger } from "./logger.js";
 import { normalizeOAuth } from "./oauth/provider.js";
 import { parsePublicUrl } from "./origin.js";
+import { carried } from "./provider-method.js";
 import { raw, skipCSRFCheck } from "./symbols.js";
 import type { ClientAddressResolver } from "./types/client-address.js";
 import type {
@@ -105,7 +106,9 @@ function instantiate(entry: unknown): ProviderConfig {
   if (typeof p.id !== "string" || !providerId.test(p.id)) {
     throw new InvalidProvider("A provider has no valid id (letters, digits, '.', '_', '-')");
   }
-  if (!["oauth", "oidc", "email", "credentials", "webauthn"].includes(p.type)) {
+  // A type the kernel does not know is accepted when the provider brings its own sign-in method
+  // (a factory's provider, such as the password provider's: ./provider-method.ts).
+  if (!["oauth", "oidc", "email", "credentials", "webauthn"].includes(p.type) && !carried(p)) {
     throw new InvalidProvider(`Provider "${p.id}" has an unknown type`);
   }
   const named = { ...p, name: typeof p.name === "string" && p.name ? p.name : p.id };

@@ -19,6 +19,7 @@
 import type { ResolvedConfig } from "./config.js";
 import type { Context } from "./context.js";
 import { eventsListener } from "./events.js";
+import { attachMethod, carried, providerMethod } from "./provider-method.js";
 import type { RouteDeclaration } from "./routes/define.js";
 import type { SessionGuard } from "./session/guard.js";
 import type { ResponseInternal } from "./types/config.js";
@@ -68,7 +69,7 @@ export interface SignInMethod {
 }
 
 /**
- * A sign-in method as a feature (or a provider, see {@link providerMethod}) declares it: the
+ * A sign-in method as a feature (or a provider, see ./provider-method.ts) declares it: the
  * provider types it serves, loaded on first use.
  */
 export interface MethodDeclaration {
@@ -82,33 +83,15 @@ export interface MethodDeclaration {
   signInPageHtml?: (provider: InternalProvider) => string;
 }
 
-/**
- * The key under which a provider object carries its own sign-in method, which the kernel takes
- * over the installed features' method for the provider's type. A provider factory attaches it
- * ({@link withMethod}) when the method's code should reach a bundle only with that factory: a
- * bundler keeps every `import()` it can see, and a single-file edge bundle inlines them all, so a
- * method installed with the built-ins is in every app. A symbol, so that no configuration read
- * from JSON or the environment can name it; registered, so that two copies of the package agree.
- */
-export const providerMethod: unique symbol = Symbol.for("gatehouse.providerMethod");
-
-interface Carrier {
-  type: string;
-  [providerMethod]?: MethodDeclaration;
-}
+export { providerMethod };
 
 /** `provider`, carrying `method` (enumerable: `{ ...provider, id: "other" }` keeps it). */
-export function withMethod<P extends { type: string }>(provider: P, method: MethodDeclaration): P {
-  return Object.assign(provider, { [providerMethod]: method });
-}
+export const withMethod: <P extends { type: string }>(provider: P, method: MethodDeclaration) => P =
+  attachMethod;
 
 /** The method a provider carries for its own type, if any. */
-export function carriedMethod(provider: object): MethodDeclaration | undefined {
-  const { type, [providerMethod]: carried } = provider as Carrier;
-  return carried && typeof carried.load === "function" && carried.types.includes(type)
-    ? carried
-    : undefined;
-}
+export const carriedMethod = (provider: object): MethodDeclaration | undefined =>
+  carried(provider) as MethodDeclaration | undefined;
 
 export interface Feature {
   /** Its folder's name, for messages. */

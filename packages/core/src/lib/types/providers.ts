@@ -180,7 +180,19 @@ export interface WebAuthnConfig extends CommonProviderConfig {
 }
 
 /** Any provider configuration. */
-export type ProviderConfig = CredentialsConfig | OAuthConfig | EmailConfig | WebAuthnConfig;
+/**
+ * The configuration of each kind of provider, by type: an open list a sign-in method that brings
+ * its own provider type extends by declaration merging (the password provider's module adds
+ * `password`).
+ */
+export interface ProviderConfigs {
+  credentials: CredentialsConfig;
+  oauth: OAuthConfig;
+  email: EmailConfig;
+  webauthn: WebAuthnConfig;
+}
+
+export type ProviderConfig = ProviderConfigs[keyof ProviderConfigs];
 
 /** A provider as given in `AuthConfig.providers`: the configuration, or a factory returning it. */
 export type Provider = ProviderConfig | ((options?: Record<string, unknown>) => ProviderConfig);

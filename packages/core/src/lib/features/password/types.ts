@@ -27,6 +27,13 @@ declare module "../../types/models.js" {
   }
 }
 
+declare module "../../types/providers.js" {
+  interface ProviderConfigs {
+    /** `Password()` from `@gatehousejs/core/providers/password`. */
+    password: import("./options.js").PasswordConfig;
+  }
+}
+
 declare module "../security-log/options.js" {
   interface SecurityEventTypes {
     /** A password account was created (its address not yet proven). */
