@@ -20,12 +20,16 @@
  * A child that fails, answers another status than 200 or a session without the user stops the
  * run with exit code 1. COLD_ROWS (ids, comma-separated) runs some rows only. A missed target prints MISS and exits 0. Before timing, one Gatehouse child
  * runs with a loader hook that lists every module it loads: loading `jose`, `oauth4webapi`,
- * `@simplewebauthn/server` or the sign-in pages for a session check fails the run.
+ * `@simplewebauthn/server`, the sign-in pages or the OAuth flows for a session check fails the
+ * run. The listing counts files; for Gatehouse's bundled packages it also counts the source
+ * modules those files hold (read from their source maps).
  */
 import { execFile } from "node:child_process";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { encode } from "@auth/core/jwt";
+import { builtModules } from "../packages/core/scripts/dist-sources.mjs";
 import { CheckFailed, check } from "./check.mjs";
 
 const run = promisify(execFile);
@@ -100,14 +104,25 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-/** Modules a session check must never load. */
+/** Packages a session check must never load. */
 const forbidden = [
   /\/node_modules\/jose\//,
   /\/node_modules\/oauth4webapi\//,
   /\/node_modules\/@simplewebauthn\//,
-  /\/core\/dist\/lib\/pages\/signin\.js$/,
-  /\/core\/dist\/lib\/oauth\/(signin|callback|server)\.js$/,
 ];
+
+/**
+ * Core's source modules a session check must never load: the sign-in pages and the OAuth flows.
+ * dist/ is bundled (packages/core/scripts/bundle.mjs), so a loaded file is read as the source
+ * modules its source map names.
+ */
+const forbiddenSources = [
+  /^src\/lib\/pages\/(?!csp\.ts$)/,
+  /^src\/lib\/sign-in\/oauth\/(?!method\.ts$)/,
+  /^src\/lib\/oauth\/(?!provider\.ts$)/,
+];
+
+const packagesDir = fileURLToPath(new URL("../packages/", import.meta.url));
 
 /** The modules a case loads, by package; `strict` fails the run on a forbidden one. */
 async function listModules([which, setting], env, strict) {
@@ -118,10 +133,16 @@ async function listModules([which, setting], env, strict) {
     .filter((l) => l.startsWith("cold-start-hooks: loaded "))
     .map((l) => l.slice("cold-start-hooks: loaded ".length));
   check(urls.length > 0, `${which}: the loader hook saw no module`);
-  const bad = urls.filter((u) => forbidden.some((re) => re.test(u)));
+  const core = builtModules(urls, join(packagesDir, "core"));
+  const bad = [
+    ...urls.filter((u) => forbidden.some((re) => re.test(u))),
+    ...core.flatMap((m) => m.sources).filter((s) => forbiddenSources.some((re) => re.test(s))),
+  ];
   if (strict)
     check(bad.length === 0, `${which}: a session check loaded ${bad.slice(0, 3).join(", ")}`);
   const byPackage = new Map();
+  // Gatehouse's packages: how many source modules their loaded files hold.
+  const sources = new Map();
   for (const u of urls) {
     // The innermost node_modules names the package (@auth/solid-start nests its @auth/core).
     const dep = u.match(/.*node_modules\/((?:@[^/]+\/)?[^/]+)\//);
@@ -129,8 +150,14 @@ async function listModules([which, setting], env, strict) {
     const builtin = u.startsWith("node:");
     const name = dep ? dep[1] : own ? `@gatehousejs/${own[1]}` : builtin ? "node: builtins" : u;
     byPackage.set(name, (byPackage.get(name) ?? 0) + 1);
+    if (own && !dep) {
+      const held = builtModules([u], join(packagesDir, own[1])).flatMap((m) => m.sources);
+      sources.set(name, (sources.get(name) ?? 0) + held.length);
+    }
   }
-  const list = [...byPackage].map(([name, n]) => `${name} ${n}`).join(", ");
+  const list = [...byPackage]
+    .map(([name, n]) => `${name} ${n}${sources.has(name) ? ` (${sources.get(name)} sources)` : ""}`)
+    .join(", ");
   return `${urls.length} modules (${list})`;
 }
 

@@ -3,13 +3,15 @@
  * browser client nor the integration kit; the client loads only its own modules (no server
  * code, no dependency); the kit loads no client module and none of the heavy modules (OAuth,
  * WebAuthn, pages, email, jose) until a request needs them. A fresh Node process per case, with
- * a loader hook that lists every module.
+ * a loader hook that lists every module. dist/ is bundled (scripts/bundle.mjs): each loaded file
+ * is read as the source modules its source map names.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, test } from "vitest";
+import { builtModules } from "../scripts/dist-sources.mjs";
 
 const run = promisify(execFile);
 const core = join(import.meta.dirname, "..");
@@ -43,25 +45,36 @@ async function modulesLoadedBy(script: string): Promise<string[]> {
     .map((line) => line.slice("loaded ".length));
 }
 
-const under = (urls: string[], part: string) => urls.filter((url) => url.includes(part));
+/** What `urls` loaded: core's built files as the source modules they hold, the rest as they are. */
+function modules(urls: string[]): string[] {
+  const ours = builtModules(urls, core);
+  const others = urls.filter((url) => !ours.some((m) => m.url === url));
+  return [...others, ...ours.flatMap((m) => m.sources)];
+}
 
-const heavy = [
-  "/node_modules/jose/",
-  "/node_modules/oauth4webapi/",
-  "/node_modules/@simplewebauthn/",
-  "/dist/lib/oauth/signin.js",
-  "/dist/lib/oauth/callback.js",
-  "/dist/lib/pages/index.js",
-  "/dist/lib/webauthn/",
-  "/dist/lib/email/",
+const under = (list: string[], part: string) => list.filter((item) => item.includes(part));
+
+/** Packages and source modules (`src/…`) the kit must not load before a request needs them. */
+const heavy: RegExp[] = [
+  /\/node_modules\/jose\//,
+  /\/node_modules\/oauth4webapi\//,
+  /\/node_modules\/@simplewebauthn\//,
+  /^src\/lib\/sign-in\/oauth\/(?!method\.ts$)/,
+  /^src\/lib\/oauth\/(?!provider\.ts$)/,
+  /^src\/lib\/pages\/(?!csp\.ts$)/,
+  /^src\/lib\/sign-in\/webauthn\/(?!method\.ts$|route-options\.ts$|constants\.ts$|library\.ts$)/,
+  /^src\/lib\/sign-in\/email\/(?!method\.ts$|route-verify-request\.ts$)/,
+  /^src\/lib\/email\//,
 ];
 
 describe.skipIf(!built)("the client and integration entries (built package)", () => {
   test("importing core's root loads neither the client nor the integration kit", async () => {
     const loaded = await modulesLoadedBy('await import("@gatehousejs/core");');
-    expect(under(loaded, "/core/dist/index.js")).toHaveLength(1);
-    expect(under(loaded, "/dist/client/")).toEqual([]);
-    expect(under(loaded, "/dist/integration/")).toEqual([]);
+    expect(loaded.filter((url) => url.endsWith("/core/dist/index.js"))).toHaveLength(1);
+    const sources = modules(loaded);
+    expect(sources).toContain("src/index.ts");
+    expect(under(sources, "src/client/")).toEqual([]);
+    expect(under(sources, "src/integration/")).toEqual([]);
   });
 
   test("the client loads its own modules only: no server code, no package", async () => {
@@ -69,9 +82,15 @@ describe.skipIf(!built)("the client and integration entries (built package)", ()
       'const client = await import("@gatehousejs/core/client");' +
         'if (typeof client.withPasskeys !== "function") throw new Error("no client");',
     );
-    const ours = loaded.filter((url) => url.startsWith("file:"));
-    expect(under(ours, "/dist/client/index.js")).toHaveLength(1);
-    expect(ours.filter((url) => !url.includes("/core/dist/client/"))).toEqual([]);
+    expect(loaded.filter((url) => url.endsWith("/core/dist/client/index.js"))).toHaveLength(1);
+    // Every file it loads is core's, and holds client modules only.
+    const ours = builtModules(loaded, core);
+    expect(
+      loaded.filter((url) => url.startsWith("file:") && !ours.some((m) => m.url === url)),
+    ).toEqual([]);
+    const sources = ours.flatMap((m) => m.sources);
+    expect(sources).toContain("src/client/sign-in.ts");
+    expect(sources.filter((source) => !source.startsWith("src/client/"))).toEqual([]);
   });
 
   test("the kit loads no client module, and none of the heavy ones until a request needs them", async () => {
@@ -79,8 +98,15 @@ describe.skipIf(!built)("the client and integration entries (built package)", ()
       'const kit = await import("@gatehousejs/core/integration");' +
         'if (typeof kit.createAuthRoute !== "function") throw new Error("no kit");',
     );
-    expect(under(loaded, "/dist/integration/index.js")).toHaveLength(1);
-    expect(under(loaded, "/dist/client/")).toEqual([]);
-    for (const part of heavy) expect(under(loaded, part), part).toEqual([]);
+    expect(loaded.filter((url) => url.endsWith("/core/dist/integration/index.js"))).toHaveLength(1);
+    const sources = modules(loaded);
+    expect(sources).toContain("src/integration/route.ts");
+    expect(under(sources, "src/client/")).toEqual([]);
+    for (const part of heavy) {
+      expect(
+        sources.filter((m) => part.test(m)),
+        String(part),
+      ).toEqual([]);
+    }
   });
 });
