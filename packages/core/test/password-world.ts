@@ -1,9 +1,11 @@
 /**
  * An app with a password provider on the memory adapter, its email captured, driven through
- * `Auth()` as browsers (cookie jars) would: sign up, open the emailed link, sign in.
+ * `Auth()` as browsers (cookie jars) would: sign up, open the emailed link, sign in, ask for a
+ * reset, change the password.
  */
 import type { Adapter } from "@gatehousejs/core/adapters";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import { hashPassword } from "@gatehousejs/core/password";
 import Password, {
   type PasswordEmail,
   type PasswordOptions,
@@ -134,9 +136,65 @@ export function passwordWorld(options: WorldOptions = {}) {
     return adapter.getAccount(user.id, "password");
   }
 
+  /** A user whose address is proven, holding `password` under the provider. */
+  async function verifiedUser(email: string, password = PASSWORD) {
+    const user = await adapter.createUser({
+      id: crypto.randomUUID(),
+      email,
+      emailVerified: new Date(),
+    });
+    await adapter.linkAccount({
+      userId: user.id,
+      type: "password",
+      provider: provider.id,
+      providerAccountId: user.id,
+      passwordHash: await hashPassword(password, FAST_HASH),
+    });
+    return user;
+  }
+
+  /** Asks for a reset of `email` from `jar` (a form post, or JSON with `json`). */
+  async function requestReset(jar: Jar, email: string, json = false): Promise<Response> {
+    const body = { csrfToken: await csrfToken(config, jar), email };
+    return send(
+      config,
+      jar,
+      `/auth/forgot-password/${provider.id}`,
+      json ? { json: body } : { form: body },
+    );
+  }
+
+  /** The last email to `to`, of `kind` when given. */
+  function lastMail(to: string, kind?: PasswordEmail["kind"]): PasswordEmail {
+    const mail = mails.filter((m) => m.to === to && (kind === undefined || m.kind === kind)).at(-1);
+    if (!mail) throw new Error(`No ${kind ?? ""} email to ${to}`);
+    return mail;
+  }
+
+  /** Changes the password of `jar`'s user (a form post, or JSON with `json`). */
+  async function changePassword(
+    jar: Jar,
+    currentPassword: string,
+    password: string,
+    json = false,
+  ): Promise<Response> {
+    const body = { csrfToken: await csrfToken(config, jar), currentPassword, password };
+    return send(
+      config,
+      jar,
+      `/auth/change-password/${provider.id}`,
+      json ? { json: body } : { form: body },
+    );
+  }
+
   return {
     adapter,
     config,
+    provider,
+    verifiedUser,
+    requestReset,
+    lastMail,
+    changePassword,
     mails,
     logger,
     securityLog,

@@ -1,6 +1,6 @@
 /**
- * Email and password accounts kept by Gatehouse: sign-up with a proven address, sign-in, and the
- * password policy (docs/passwords.md). Needs an adapter that stores an account's `passwordHash`.
+ * Email and password accounts kept by Gatehouse: sign-up with a proven address, sign-in, reset,
+ * change, and the password policy (docs/passwords.md). Needs an adapter that stores an account's `passwordHash`.
  * Mail goes through `sendEmail`, or over SMTP with the optional peer `nodemailer`.
  * @module
  */
@@ -91,6 +91,15 @@ function check(options: PasswordOptions): void {
   if (maxAge !== undefined && !(typeof maxAge === "number" && maxAge > 0 && maxAge <= 7 * 86400)) {
     throw new TypeError("Password provider: `maxAge` must be a number of seconds up to 7 days");
   }
+  const { resetMaxAge } = options;
+  if (
+    resetMaxAge !== undefined &&
+    !(typeof resetMaxAge === "number" && resetMaxAge > 0 && resetMaxAge <= 86400)
+  ) {
+    throw new TypeError(
+      "Password provider: `resetMaxAge` must be a number of seconds up to 24 hours",
+    );
+  }
   if (options.sendEmail !== undefined && typeof options.sendEmail !== "function") {
     throw new TypeError("Password provider: `sendEmail` must be a function");
   }
@@ -103,7 +112,11 @@ function check(options: PasswordOptions): void {
  * link proves the address in the browser that signed up; opened anywhere else, it lets the
  * address's owner choose their own password instead, so nobody can hand a stranger's account to
  * a password they chose. Sign-in posts `email` and `password` to `<basePath>/callback/<id>`,
- * under the credentials rate limits. Needs an adapter that stores an account's `passwordHash`.
+ * under the credentials rate limits. A forgotten password is reset from
+ * `<basePath>/forgot-password/<id>` through an emailed single-use link (1 hour, and only the
+ * newest one works), which ends every session of the user; a signed-in user changes theirs at
+ * `<basePath>/change-password/<id>` with the current one, which ends every other session. Needs
+ * an adapter that stores an account's `passwordHash`.
  *
  * @example
  * ```ts

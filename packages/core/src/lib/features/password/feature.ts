@@ -1,14 +1,18 @@
 /**
  * Password accounts (docs/passwords.md). Installed with the built-ins: the routes
- * `signup/<provider>` and `verify-email/<provider>`, whose code comes with `Password()` (it
- * carries its method), and, for a configuration with a password provider, the check of what it
- * needs (./requirements.ts) and the listener that voids a pending password once another way in
- * proves its address (./void.ts).
+ * `signup/<provider>`, `verify-email/<provider>`, `forgot-password/<provider>`,
+ * `reset-password/<provider>` and `change-password/<provider>`, whose code comes with `Password()`
+ * (it carries its method), and, for a configuration with a password provider, the check of what
+ * it needs (./requirements.ts), the warning of one that cannot end a user's sessions, and the
+ * listener that voids a pending password once another way in proves its address (./void.ts).
  */
 import type { Feature } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
 import type { Moments } from "../../types/moments.js";
-import { checkPasswordConfig, passwordProviders } from "./requirements.js";
+import { checkPasswordConfig, passwordProviders, warnIfSessionsSurvive } from "./requirements.js";
+import changePassword from "./route-change.js";
+import forgotPassword from "./route-forgot.js";
+import resetPassword from "./route-reset.js";
 import signup from "./route-signup.js";
 import verifyEmail from "./route-verify.js";
 
@@ -21,11 +25,12 @@ const voidPending = lazyListener(
 
 export const passwordFeature = {
   name: "password",
-  routes: [signup, verifyEmail],
+  routes: [signup, verifyEmail, forgotPassword, resetPassword, changePassword],
   equip(config) {
     const providers = passwordProviders(config);
     if (providers.length === 0) return undefined;
     checkPasswordConfig(config, providers);
+    warnIfSessionsSurvive(config, providers);
     return { listeners: [voidPending] };
   },
 } satisfies Feature;

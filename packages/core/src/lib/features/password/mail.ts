@@ -34,6 +34,37 @@ const WORDING: Record<PasswordEmailKind, Wording> = {
     after:
       "If it was you, sign in instead, or reset your password if you forgot it. If it was not you, you can ignore this email.",
   },
+  resetPassword: {
+    subject: (host) => `Reset your password for ${host}`,
+    lead: (host) => `Someone asked to reset the password of your account at ${host}.`,
+    button: "Choose a new password",
+    after:
+      "The link works once, and only until it expires or another reset is asked for. If you did not ask for it, you can ignore this email: your password stays as it is.",
+  },
+  resetUnconfirmed: {
+    subject: (host) => `Confirm your email address for ${host}`,
+    lead: (host) =>
+      `Someone asked to reset the password of an account at ${host} with this email address. The account was started with it, but the address was never confirmed.`,
+    button: "Confirm and choose a password",
+    after:
+      "If it is your address, open the link to confirm it and choose your password: any password chosen before stops working. Otherwise, you can ignore this email.",
+  },
+  resetUnavailable: {
+    subject: (host) => `Password reset asked for at ${host}`,
+    lead: (host) =>
+      `Someone asked to reset a password at ${host} for this email address, but it has no password to reset.`,
+    button: "Sign in",
+    after:
+      "If you have an account, it signs in another way (an emailed link, a passkey or another site's account): choose it on the sign-in page. If you did not ask, you can ignore this email.",
+  },
+  passwordChanged: {
+    subject: (host) => `Your password for ${host} was changed`,
+    lead: (host) =>
+      `The password of your account at ${host} was just changed, and other devices signed in to it were signed out.`,
+    button: "Reset your password",
+    after:
+      "If it was you, there is nothing more to do. If it was not, reset your password now and check your account's recent activity.",
+  },
   accountUnconfirmed: {
     subject: (host) => `Confirm your email address for ${host}`,
     lead: (host) =>

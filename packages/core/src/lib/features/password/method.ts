@@ -1,10 +1,13 @@
 /**
  * The password sign-in method, loaded by the first request to a password provider: the callback
- * signs in, and the provider's routes sign up and verify addresses (./route-signup.ts,
- * ./route-verify.ts ask it).
+ * signs in, and the provider's routes sign up, verify addresses, reset and change passwords
+ * (./route-*.ts ask it).
  */
 import type { SignInMethod } from "../../feature.js";
+import { changePassword } from "./change.js";
 import type { PasswordConfig } from "./options.js";
+import { resetPassword } from "./reset.js";
+import { forgotPassword } from "./reset-request.js";
 import { passwordSignIn } from "./sign-in.js";
 import { signUp } from "./sign-up.js";
 import { verifyEmail } from "./verify.js";
@@ -16,5 +19,8 @@ export const passwordMethod: SignInMethod = {
   routes: {
     signup: (ctx, provider) => signUp(ctx, as(provider)),
     "verify-email": (ctx, provider) => verifyEmail(ctx, as(provider)),
+    "forgot-password": (ctx, provider) => forgotPassword(ctx, as(provider)),
+    "reset-password": (ctx, provider) => resetPassword(ctx, as(provider)),
+    "change-password": (ctx, provider) => changePassword(ctx, as(provider)),
   },
 };

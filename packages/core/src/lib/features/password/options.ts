@@ -42,16 +42,35 @@ export type PasswordEmailKind =
    * After a sign-up with an address a user holds without having proven it: nothing was changed,
    * and `url` lets the address's owner confirm it by choosing a password of their own.
    */
-  | "accountUnconfirmed";
+  | "accountUnconfirmed"
+  /** After a reset request for an address whose account has a password: the reset link. */
+  | "resetPassword"
+  /**
+   * After a reset request for an address a user holds without having proven it: `url` lets the
+   * address's owner confirm it by choosing a password of their own (as `accountUnconfirmed`).
+   */
+  | "resetUnconfirmed"
+  /**
+   * After a reset request for an address with no account, or whose account has no password (it
+   * signs in another way): nothing was changed, and `url` is the sign-in page. Sent so that the
+   * answer takes as long for every address; an app that would rather not mail addresses it does
+   * not know may skip it in `sendEmail`, and then answers those requests sooner.
+   */
+  | "resetUnavailable"
+  /**
+   * After a reset or a password change: the account's owner is told (`url` is the page that
+   * starts a reset).
+   */
+  | "passwordChanged";
 
 /** One email a password provider sends: a default text and HTML, and what they were made from. */
 export interface PasswordEmail {
   kind: PasswordEmailKind;
   /** The recipient: the normalised address. */
   to: string;
-  /** The link in the message (a verification link, or the sign-in page). */
+  /** The link in the message (a verification or reset link, the sign-in or reset page). */
   url: string;
-  /** When `url` stops working, for a verification link. */
+  /** When `url` stops working, for a verification or reset link. */
   expires?: Date;
   subject: string;
   text: string;
@@ -95,6 +114,11 @@ export interface PasswordOptions {
   formFields?: Record<string, CredentialInput>;
   /** Lifetime of a verification link, in seconds. Default 24 hours. */
   maxAge?: number;
+  /**
+   * Lifetime of a reset link, in seconds. Default 1 hour, at most 24 hours. A newer request, a
+   * completed reset or a password change ends a link sooner.
+   */
+  resetMaxAge?: number;
   /**
    * Sends one email. Default: over SMTP with nodemailer (an optional peer), to `server` from
    * `from` (else `AUTH_NODEMAILER_SERVER` / `EMAIL_SERVER` and `AUTH_NODEMAILER_FROM` /

@@ -10,14 +10,20 @@ import { hiddenFields, INVALID_FIELD, renderErrorBox, renderShell } from "../../
 import type { Theme } from "../../types/config.js";
 import type { CredentialInput } from "../../types/providers.js";
 
-const id = (field: string, providerId: string) =>
+/** The id of a field of a provider's form, escaped for an attribute. */
+export const id = (field: string, providerId: string) =>
   escapeHtml(`input-${field}-for-${providerId}-provider`);
 
 /** A new-password input (the browser offers to generate and save one). */
-function newPasswordField(providerId: string, minLength: number, invalid: boolean): string {
+export function newPasswordField(
+  providerId: string,
+  minLength: number,
+  invalid: boolean,
+  label = "Password",
+): string {
   const input = id("password", providerId);
   return [
-    `<label for="${input}">Password</label>`,
+    `<label for="${input}">${escapeHtml(label)}</label>`,
     `<input id="${input}" name="password" type="password" autocomplete="new-password" required` +
       ` minlength="${minLength}"${invalid ? INVALID_FIELD : ""}>`,
     `<p class="muted">At least ${minLength} characters. A few unrelated words make a strong password.</p>`,

@@ -63,3 +63,21 @@ export function checkPasswordConfig(config: ResolvedConfig, providers: ProviderC
     );
   }
 }
+
+/**
+ * Warns, once per configuration, when a reset or a password change cannot end the user's other
+ * sessions: whoever knew the old password would stay signed in wherever they are.
+ */
+export function warnIfSessionsSurvive(config: ResolvedConfig, providers: ProviderConfig[]): void {
+  if (providers.length === 0 || canEndSessions(config)) return;
+  const how =
+    config.session.strategy === "jwt"
+      ? "JWT sessions without session.revocation"
+      : "database sessions with an adapter without listSessionsByUserId";
+  config.logger.warn(
+    "password-sessions-not-ended",
+    new Error(
+      `Password provider "${providers[0]?.id}": a password reset or change cannot end the user's other sessions (${how}); set session.revocation, or use an adapter that lists sessions`,
+    ),
+  );
+}

@@ -62,11 +62,53 @@ export async function storedPassword(
   provider: PasswordProviderRef,
   userId: string,
 ): Promise<StoredPassword | null> {
+  return (await passwordAccount(ctx, provider, userId)).stored;
+}
+
+/**
+ * The column of the password account that holds its reset generation (./reset-tokens.ts): the
+ * one every Auth.js-shaped adapter keeps an account's refresh token in, which a password account
+ * has no other use for, and which `updateAccount` writes alone.
+ */
+export const GENERATION_FIELD = "refresh_token";
+
+/** What a user's password account holds: its password, and the generation of its reset links. */
+export interface PasswordAccount {
+  stored: StoredPassword | null;
+  /** The random value the newest reset request wrote; `""` before any. */
+  generation: string;
+}
+
+/** The password account of a user under `provider`, read once. */
+export async function passwordAccount(
+  ctx: Context,
+  provider: PasswordProviderRef,
+  userId: string,
+): Promise<PasswordAccount> {
   const account = await capabilitiesOf(ctx.config).getAccount?.(userId, provider.id);
-  const value = account?.type === "password" ? account.passwordHash : undefined;
+  const own = account?.type === "password" ? account : undefined;
+  const generation = own?.[GENERATION_FIELD];
+  return {
+    stored: parseStored(own?.passwordHash),
+    generation: typeof generation === "string" ? generation : "",
+  };
+}
+
+function parseStored(value: unknown): StoredPassword | null {
   if (typeof value !== "string" || value === "" || value === PENDING) return null;
   const pending = value.startsWith(PENDING);
   return { value, hash: pending ? value.slice(PENDING.length) : value, pending };
+}
+
+/** Writes a new reset generation on a user's password account (no hash travels). */
+export async function writeGeneration(
+  ctx: Context,
+  provider: PasswordProviderRef,
+  userId: string,
+  generation: string,
+): Promise<void> {
+  const key = { provider: provider.id, providerAccountId: userId };
+  await storeOf(ctx).updateAccount({ ...key, [GENERATION_FIELD]: generation });
 }
 
 /**

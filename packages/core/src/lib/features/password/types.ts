@@ -1,6 +1,7 @@
 /**
  * What password accounts add to the open lists (docs/architecture.md): the provider type and the
- * account type `password`, the account's `passwordHash`, and the security-log event of a sign-up.
+ * account type `password`, the account's `passwordHash`, the security-log events of a sign-up, a
+ * reset and a change, and the warning of a configuration that cannot end a user's sessions.
  *
  * Only the password provider's module (src/providers/password.ts) and this folder's own modules
  * import this file, so an app sees these members when it imports the provider; the feature's
@@ -38,6 +39,23 @@ declare module "../security-log/options.js" {
   interface SecurityEventTypes {
     /** A password account was created (its address not yet proven). */
     signUp: true;
+    /** A reset of the user's password was asked for (the reset link was mailed). */
+    passwordResetRequested: true;
+    /** The user's password was reset through a reset link; every session of the user ended. */
+    passwordReset: true;
+    /** The signed-in user changed their password; every other session ended. */
+    passwordChanged: true;
+  }
+}
+
+declare module "../../types/config.js" {
+  interface WarningCodes {
+    /**
+     * A configuration with a password provider cannot end a user's sessions: a reset or a
+     * password change leaves the user's other sessions signed in (JWT sessions without
+     * `session.revocation`, or database sessions with an adapter without `listSessionsByUserId`).
+     */
+    "password-sessions-not-ended": true;
   }
 }
 

@@ -22,18 +22,16 @@ import { normalizeEmail } from "../../email/normalize.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
 import { announce } from "../../moments.js";
 import { htmlResult } from "../../response.js";
-import { newSessionId } from "../../session/ids.js";
 import { completeSignIn, type Settled } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { AdapterUser } from "../../types/models.js";
-import { revokeAllUserSessions } from "../sessions/manage.js";
 import { mayAdopt } from "./adopt.js";
 import { logRefusal, policyOf, refusalJson, wantsJson } from "./answer.js";
 import { type Binding, bindsLink, bindsPassword, forgetBinding, openBinding } from "./binding.js";
 import type { PasswordConfig } from "./options.js";
 import { renderConfirmPage, renderSecurePage, renderVerifyPendingPage } from "./pages.js";
 import { checkPassword } from "./policy.js";
-import { canEndSessions } from "./requirements.js";
+import { endEverySession } from "./sessions.js";
 import { publicAccount, replaceHash, storedPassword, storeOf } from "./store.js";
 import { candidateHashes, redeemLink, verifyUrl } from "./tokens.js";
 
@@ -189,17 +187,6 @@ async function confirm(
   });
 }
 
-/** Ends every session of the user; under JWT, spares the `sid` the new session will have. */
-async function endSessions(ctx: Context, userId: string): Promise<{ sessionId?: string }> {
-  if (!canEndSessions(ctx.config)) return {};
-  const sessionId = ctx.config.session.strategy === "jwt" ? newSessionId() : undefined;
-  await revokeAllUserSessions(ctx.config, userId, sessionId, {
-    source: ctx,
-    reason: "accountSecured",
-  });
-  return sessionId === undefined ? {} : { sessionId };
-}
-
 /**
  * Any browser: the address's owner chooses a password, which replaces the one chosen at sign-up.
  * Every session of the user ends, the address is proven, and the owner is signed in.
@@ -240,7 +227,7 @@ async function secure(
     knownUserId: user.id,
     settle: async (): Promise<Settled> => {
       // Whoever chose the sign-up password may be signed in (requireEmailVerification: false).
-      const ended = await endSessions(ctx, user.id);
+      const ended = await endEverySession(ctx, user.id, "accountSecured");
       await replaceHash(ctx, provider, user.id, hash);
       const verified = await prove(ctx, provider, user);
       return { user: verified, account, isNewUser: false, ...ended };

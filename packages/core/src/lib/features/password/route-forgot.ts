@@ -1,0 +1,14 @@
+/**
+ * GET /forgot-password/<password provider>: the page that asks for the address. POST (JSON or
+ * form, CSRF-checked): a reset request, answered the same for every address.
+ */
+import { defineRoute } from "../../routes/define.js";
+import { passwordRoute } from "./route-answer.js";
+
+export default defineRoute({
+  name: "forgot-password",
+  methods: ["GET", "POST"],
+  provider: "required",
+  csrf: "post",
+  load: () => passwordRoute("forgot-password"),
+});

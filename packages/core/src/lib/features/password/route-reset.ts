@@ -1,0 +1,15 @@
+/**
+ * GET /reset-password/<password provider>: "check your email" without a token; with the emailed
+ * link's token, the form that sets a new password (the GET spends nothing). POST (CSRF-checked)
+ * spends the token and sets the password.
+ */
+import { defineRoute } from "../../routes/define.js";
+import { passwordRoute } from "./route-answer.js";
+
+export default defineRoute({
+  name: "reset-password",
+  methods: ["GET", "POST"],
+  provider: "required",
+  csrf: "post",
+  load: () => passwordRoute("reset-password"),
+});
