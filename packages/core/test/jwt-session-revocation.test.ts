@@ -173,17 +173,25 @@ describe("instant revocation of JWT sessions", () => {
     expect(calls).toEqual(["check", "check"]);
   });
 
-  test("a store that fails: no session, the cookie kept, one error line", async () => {
+  test("a store that fails: no session, the cookie kept, one error line that names the store", async () => {
+    const down = new Error("store down");
     const failing: RevocationStore = {
       ...MemoryRevocationStore(),
-      check: () => Promise.reject(new Error("store down")),
+      check: () => Promise.reject(down),
     };
     const config = sessionsConfig({ session: { strategy: "jwt", revocation: { store: failing } } });
     const alice = await new Browser(config, agents.chromeMac).signIn("alice");
     const response = await alice.request("/auth/session");
     expect(await response.json()).toBeNull();
     expect(response.headers.getSetCookie()).toEqual([]);
-    expect(config.logger?.error).toHaveBeenCalledTimes(1);
+    const error = config.logger?.error as ReturnType<typeof vi.fn>;
+    expect(error).toHaveBeenCalledTimes(1);
+    const [logged] = error.mock.calls[0] as [Error & { type?: string }];
+    expect(logged).toMatchObject({
+      type: "JWTSessionError",
+      message: "The revocation store could not be checked",
+    });
+    expect(logged.cause).toBe(down);
   });
 
   test("a token without sid (issued before, or by Auth.js) lists as legacy and ends with revoke-all", async () => {
