@@ -1,6 +1,5 @@
 /**
- * The built-in pages of resetting and changing a password, and the password form of the sign-in
- * page: pure functions from page data to HTML, in the shell and style of the other built-in pages
+ * The built-in pages of resetting and changing a password: pure functions from page data to HTML, in the shell and style of the other built-in pages
  * (../../pages/). Every field has a label; a refusal's message is in an error box that takes the
  * focus, and marks the field it is about; no page needs JavaScript.
  */
@@ -154,47 +153,4 @@ export function renderChangePage(params: ChangePageParams): string {
     content,
     failed: !!params.error,
   });
-}
-
-/** What {@link renderPasswordSignInForm} needs: the sign-in page's context for one provider. */
-export interface PasswordSignInFormParams {
-  providerId: string;
-  providerName: string;
-  /** Where the form posts: POST /callback/<provider>. */
-  action: string;
-  csrfToken: string;
-  callbackUrl?: string;
-  /** Prefill of the address (`?email=`). Untrusted: escaped. */
-  email?: string;
-  /** The page's error is about these fields (a wrong email address or password). */
-  invalid?: boolean;
-  signUpUrl: string;
-  forgotUrl: string;
-}
-
-/**
- * The password provider's block of the built-in sign-in page: address and password, and links to
- * sign up and to reset a forgotten password. (The sign-in page renders a block per provider type;
- * see the report on the seam this needs in ../../pages/signin.ts.)
- */
-export function renderPasswordSignInForm(params: PasswordSignInFormParams): string {
-  const email = id("email", params.providerId);
-  const password = id("password", params.providerId);
-  const invalid = params.invalid ? INVALID_FIELD : "";
-  const value = params.email ? ` value="${escapeHtml(params.email)}"` : "";
-  const label = `Sign in with ${escapeHtml(params.providerName)}`;
-  return [
-    form(params.action),
-    hiddenFields(params.csrfToken, params.callbackUrl),
-    "<fieldset>",
-    `<legend class="visually-hidden">${label}</legend>`,
-    `<label for="${email}">Email</label>`,
-    `<input id="${email}" name="email" type="email" autocomplete="username" required${value}${invalid}>`,
-    `<label for="${password}">Password</label>`,
-    `<input id="${password}" name="password" type="password" autocomplete="current-password" required${invalid}>`,
-    "</fieldset>",
-    `<button type="submit" class="button button-primary">${label}</button>`,
-    "</form>",
-    `<p class="center muted"><a href="${href(params.forgotUrl)}">Forgot your password?</a> · <a href="${href(params.signUpUrl)}">Create an account</a></p>`,
-  ].join("\n");
 }
