@@ -10,7 +10,13 @@ const methodSet: Record<SecurityEventStoreMethod, true> = { record: true, list: 
 // The event types are an open list: a sign-in method adds its own by declaration merging, and
 // they are members only where its module is imported (a whole-repository typecheck, an app that
 // uses the method). Spread in, they are checked where they are members and allowed elsewhere.
-const methodTypes = { signUp: true } as const; // the password provider's
+// The password provider's.
+const methodTypes = {
+  signUp: true,
+  passwordResetRequested: true,
+  passwordReset: true,
+  passwordChanged: true,
+} as const;
 const typeSet: Record<SecurityEventType, true> = {
   signIn: true,
   signInFailed: true,

@@ -9,6 +9,7 @@
 import { capabilitiesOf } from "../../capabilities.js";
 import type { ResolvedConfig } from "../../config.js";
 import { AuthError, MissingAdapter, MissingAdapterMethods } from "../../errors.js";
+import type { WarningCode } from "../../types/config.js";
 import type { Adapter } from "../../types/models.js";
 import type { ProviderConfig } from "../../types/providers.js";
 
@@ -75,7 +76,8 @@ export function warnIfSessionsSurvive(config: ResolvedConfig, providers: Provide
       ? "JWT sessions without session.revocation"
       : "database sessions with an adapter without listSessionsByUserId";
   config.logger.warn(
-    "password-sessions-not-ended",
+    // A member of WarningCodes where the provider's module (./types.ts) is in the program.
+    "password-sessions-not-ended" as string as WarningCode,
     new Error(
       `Password provider "${providers[0]?.id}": a password reset or change cannot end the user's other sessions (${how}); set session.revocation, or use an adapter that lists sessions`,
     ),

@@ -24,12 +24,19 @@ export interface PasswordProviderRef {
 
 type Store = Required<Pick<Adapter, (typeof PASSWORD_ADAPTER_METHODS)[number]>>;
 
+/**
+ * The password account's type. The password provider's module adds `password` to the open list
+ * (./types.ts); this file is also compiled where it is not a member (the built-ins are in every
+ * app's program, the provider only in those that import it), so the value goes through `string`.
+ */
+const PASSWORD_TYPE = "password" as string as AdapterAccount["type"];
+
 /** The configuration's adapter, whose password methods ./feature.ts checked when it was read. */
 export const storeOf = (ctx: Context): Store => ctx.config.adapter as Store;
 
 /** The password account of a user, as callbacks and listeners see it: no hash. */
 export function publicAccount(provider: PasswordProviderRef, userId: string): AdapterAccount {
-  return { userId, type: "password", provider: provider.id, providerAccountId: userId };
+  return { userId, type: PASSWORD_TYPE, provider: provider.id, providerAccountId: userId };
 }
 
 /** `account` without its `passwordHash`. */
@@ -86,7 +93,7 @@ export async function passwordAccount(
   userId: string,
 ): Promise<PasswordAccount> {
   const account = await capabilitiesOf(ctx.config).getAccount?.(userId, provider.id);
-  const own = account?.type === "password" ? account : undefined;
+  const own = account?.type === PASSWORD_TYPE ? account : undefined;
   const generation = own?.[GENERATION_FIELD];
   return {
     stored: parseStored(own?.passwordHash),
