@@ -23,7 +23,7 @@ import { logRefusal, policyOf, refusalJson, wantsJson } from "./answer.js";
 import type { PasswordConfig } from "./options.js";
 import { renderChangePage } from "./pages-reset.js";
 import { checkPassword } from "./policy.js";
-import { notifyChanged } from "./reset.js";
+import { notifyChanged } from "./reset-complete.js";
 import { FORGOT_ROUTE, routeUrl } from "./reset-request.js";
 import { keepOnlyThisSession } from "./sessions.js";
 import { PENDING, passwordAccount, replaceHash, type StoredPassword, storeOf } from "./store.js";

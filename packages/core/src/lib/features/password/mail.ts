@@ -75,10 +75,14 @@ const WORDING: Record<PasswordEmailKind, Wording> = {
   },
 };
 
-/** The default subject, HTML and text of an email of `kind` with `url`. */
+const CODE_LEAD = "Or type this code on the page that asked for the email:";
+
+/** The default subject, HTML and text of an email of `kind` with `url` (and a reset `code`). */
 export function passwordEmail(params: {
   kind: PasswordEmailKind;
   url: string;
+  /** A reset code to show beside the link. */
+  code?: string;
   theme?: { brandColor?: string; buttonText?: string };
 }): { subject: string; html: string; text: string } {
   const wording = WORDING[params.kind];
@@ -88,6 +92,12 @@ export function passwordEmail(params: {
   const brand = colour(params.theme?.brandColor, "#346df1");
   const buttonText = colour(params.theme?.buttonText, "#ffffff");
   const href = escapeHtml(params.url);
+  const code = params.code ? escapeHtml(params.code) : undefined;
+  const codeRow = code
+    ? `<tr><td style="padding:8px 24px;font-size:14px;text-align:center;color:#52525b">${CODE_LEAD}</td></tr>
+<tr><td style="padding:0 24px 16px;font-size:28px;letter-spacing:4px;text-align:center;font-family:Menlo,Consolas,monospace"><strong>${code}</strong></td></tr>
+`
+    : "";
   const html = `<!DOCTYPE html>
 <html lang="en">
 <body style="margin:0;padding:24px;background:#f4f4f5;font-family:Helvetica,Arial,sans-serif;color:#18181b">
@@ -96,12 +106,13 @@ export function passwordEmail(params: {
 <tr><td style="padding:16px 24px;text-align:center">
 <a href="${href}" target="_blank" style="display:inline-block;padding:12px 24px;border-radius:6px;background:${brand};color:${buttonText};font-weight:bold;text-decoration:none">${escapeHtml(wording.button)}</a>
 </td></tr>
-<tr><td style="padding:8px 24px 24px;font-size:14px;line-height:20px;text-align:center;color:#52525b">${escapeHtml(wording.after)}</td></tr>
+${codeRow}<tr><td style="padding:8px 24px 24px;font-size:14px;line-height:20px;text-align:center;color:#52525b">${escapeHtml(wording.after)}</td></tr>
 </table>
 </body>
 </html>
 `;
-  const text = `${wording.lead(host)}\n\n${wording.button}: ${params.url}\n\n${wording.after}\n`;
+  const codeText = params.code ? `${CODE_LEAD} ${params.code}\n\n` : "";
+  const text = `${wording.lead(host)}\n\n${wording.button}: ${params.url}\n\n${codeText}${wording.after}\n`;
   return { subject: wording.subject(host), html, text };
 }
 
@@ -112,11 +123,16 @@ export function passwordEmail(params: {
 export async function sendPasswordEmail(
   ctx: Context,
   provider: PasswordConfig,
-  email: { kind: PasswordEmailKind; to: string; url: string; expires?: Date },
+  email: { kind: PasswordEmailKind; to: string; url: string; expires?: Date; code?: string },
 ): Promise<void> {
   const message: PasswordEmail = {
     ...email,
-    ...passwordEmail({ kind: email.kind, url: email.url, theme: ctx.config.theme }),
+    ...passwordEmail({
+      kind: email.kind,
+      url: email.url,
+      theme: ctx.config.theme,
+      ...(email.code ? { code: email.code } : {}),
+    }),
     request: ctx.req.original,
   };
   try {

@@ -72,6 +72,8 @@ export interface PasswordEmail {
   url: string;
   /** When `url` stops working, for a verification or reset link. */
   expires?: Date;
+  /** The reset code (`resetPassword` emails, with `resetCode`), as the email shows it. */
+  code?: string;
   subject: string;
   text: string;
   html: string;
@@ -119,6 +121,12 @@ export interface PasswordOptions {
    * completed reset or a password change ends a link sooner.
    */
   resetMaxAge?: number;
+  /**
+   * Reset emails also carry a code of 8 characters, typed with the address and the new password
+   * on the page a request leads to (for a user who reads mail on another device). Five wrong
+   * tries end it, and its link. Default `false`.
+   */
+  resetCode?: boolean;
   /**
    * Sends one email. Default: over SMTP with nodemailer (an optional peer), to `server` from
    * `from` (else `AUTH_NODEMAILER_SERVER` / `EMAIL_SERVER` and `AUTH_NODEMAILER_FROM` /

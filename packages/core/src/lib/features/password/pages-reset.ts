@@ -106,6 +106,57 @@ export function renderResetPage(params: ResetPageParams): string {
   });
 }
 
+/** What {@link renderResetCodePage} needs. */
+export interface ResetCodePageParams {
+  providerId: string;
+  /** Where the form posts: POST /reset-password/<provider>. */
+  action: string;
+  csrfToken: string;
+  callbackUrl?: string;
+  signInUrl: string;
+  /** The address the request was for (prefilled). */
+  email?: string;
+  minLength: number;
+  error?: string;
+  /** The field the error is about. */
+  invalid?: "email" | "code" | "password";
+  theme: Required<Theme>;
+}
+
+/**
+ * With reset codes, the page a request leads to: "check your email", and the form that takes
+ * the emailed code with the new password (the link in the email works as well).
+ */
+export function renderResetCodePage(params: ResetCodePageParams): string {
+  const code = id("code", params.providerId);
+  const wrongCode = params.invalid === "code" ? INVALID_FIELD : "";
+  const content = lines([
+    "<h1>Check your email</h1>",
+    params.error ? renderErrorBox(params.error) : "",
+    '<p class="center">If an account uses the address you gave, we sent it a link and a code. Open the link, or type the code here with your new password.</p>',
+    form(params.action),
+    hiddenFields(params.csrfToken, params.callbackUrl),
+    emailField(params.providerId, params.email, params.invalid === "email"),
+    `<label for="${code}">Code</label>`,
+    `<input id="${code}" name="code" type="text" autocomplete="one-time-code" inputmode="text" autocapitalize="characters" spellcheck="false" required${wrongCode}>`,
+    newPasswordField(
+      params.providerId,
+      params.minLength,
+      params.invalid === "password",
+      "New password",
+    ),
+    '<button type="submit" class="button button-primary">Set password and sign in</button>',
+    "</form>",
+    `<p class="center muted"><a href="${href(params.signInUrl)}">Back to sign in</a></p>`,
+  ]);
+  return renderShell({
+    title: "Check your email",
+    theme: params.theme,
+    content,
+    failed: !!params.error,
+  });
+}
+
 /** What {@link renderChangePage} needs. */
 export interface ChangePageParams {
   providerId: string;

@@ -28,6 +28,7 @@ import { logRefusal, refusalJson, wantsJson } from "./answer.js";
 import { sendPasswordEmail } from "./mail.js";
 import type { PasswordConfig } from "./options.js";
 import { renderForgotPage } from "./pages-reset.js";
+import { formatResetCode, generateResetCode } from "./reset-code.js";
 import { createReset, decoyReset, RESET_ROUTE, resetStateOf } from "./reset-tokens.js";
 import { passwordAccount, storeOf } from "./store.js";
 import { createLink, dropLink } from "./tokens.js";
@@ -102,7 +103,9 @@ export async function forgotPassword(
   await limitEmail(ctx, address);
   await requestReset(ctx, provider, address, callbackUrl);
   if (wantsJson(ctx)) return jsonResult(RESET_SENT, 200, noStore);
-  return redirectResult(routeUrl(ctx, RESET_ROUTE, provider));
+  // With codes, the page asks for one, for the address just typed (whoever holds it).
+  const params: Record<string, string> = provider.resetCode ? { email: address } : {};
+  return redirectResult(routeUrl(ctx, RESET_ROUTE, provider, params));
 }
 
 /** What a request for `address` does: see the module comment. */
@@ -117,11 +120,13 @@ async function requestReset(
   const account = await passwordAccount(ctx, provider, user?.id ?? randomUUID());
   if (user && !user.emailVerified) return offerConfirmation(ctx, provider, user, address);
   const state = user ? resetStateOf(account) : null;
+  const withCode = provider.resetCode === true;
   if (!user || !state) {
-    await decoyReset(ctx, provider, address, false);
+    await decoyReset(ctx, provider, address, withCode);
     return nothingToReset(ctx, provider, address);
   }
-  const reset = await createReset(ctx, provider, user.id, address, state.stored, undefined);
+  const code = withCode ? generateResetCode() : undefined;
+  const reset = await createReset(ctx, provider, user.id, address, state.stored, code);
   const url = routeUrl(ctx, RESET_ROUTE, provider, {
     token: reset.token,
     email: address,
@@ -132,6 +137,7 @@ async function requestReset(
     to: address,
     url,
     expires: reset.expires,
+    ...(reset.code ? { code: formatResetCode(reset.code) } : {}),
   });
   await recordSecurityEvent(ctx, {
     type: "passwordResetRequested",

@@ -131,10 +131,10 @@ export async function decoyReset(
 }
 
 /**
- * Redeems a reset token against the account's state now: true when a row matched, and was
- * deleted (wrong, used, expired-and-swept, or made before the state changed: false). Tried under
- * each secret of the rotation list. An expired row that matched is deleted and answers
- * `"expired"`.
+ * Redeems a reset token against the account's state now: `"used"` when a live row matched (and
+ * was deleted), `"expired"` when the row matched but had expired (deleted too), null when none
+ * matched (wrong, used, or made before the state changed). Tried under each secret of the
+ * rotation list.
  */
 export async function redeemReset(
   ctx: Context,

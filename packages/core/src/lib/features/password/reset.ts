@@ -1,33 +1,32 @@
 /**
  * GET and POST /reset-password/<password provider>: what a reset link does.
  *
- * - Without a token, GET answers the "check your email" page a request leads to.
+ * - Without a token, GET answers the "check your email" page a request leads to (with
+ *   `resetCode`, the form that takes the emailed code instead: ./reset-code-route.ts).
  * - A GET of the link changes nothing (a mail scanner that opens it spends nothing): it answers
  *   the form that chooses the new password, which POSTs the token back.
  * - The POST checks the new password against the policy first (a refusal spends nothing), then
  *   spends the token against the account as it is now (./reset-tokens.ts: a token made before a
- *   newer request or a password change matches nothing), stores the new password, ends every
- *   session of the user, records `passwordReset`, tells the address, and signs this browser in.
+ *   newer request or a password change matches nothing); then ./reset-complete.ts stores the new
+ *   password, ends every session of the user, records `passwordReset`, tells the address, and
+ *   signs this browser in.
  */
 import { requireCsrf } from "../../actions/csrf.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
-import { hashPassword } from "../../crypto/password.js";
 import { normalizeEmail } from "../../email/normalize.js";
 import { Verification } from "../../errors.js";
 import { htmlResult } from "../../response.js";
-import { completeSignIn } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
-import { recordSecurityEvent } from "../security-log/log.js";
 import { logRefusal, policyOf, refusalJson, wantsJson } from "./answer.js";
-import { sendPasswordEmail } from "./mail.js";
 import type { PasswordConfig } from "./options.js";
 import { renderResetPage, renderResetSentPage } from "./pages-reset.js";
 import { checkPassword } from "./policy.js";
-import { FORGOT_ROUTE, routeUrl, signInPage } from "./reset-request.js";
+import { codePage, resetWithCode } from "./reset-code-route.js";
+import { completeReset } from "./reset-complete.js";
+import { routeUrl, signInPage } from "./reset-request.js";
 import { RESET_ROUTE, redeemReset, resetStateOf } from "./reset-tokens.js";
-import { endEverySession } from "./sessions.js";
-import { passwordAccount, publicAccount, replaceHash, storeOf } from "./store.js";
+import { passwordAccount, storeOf } from "./store.js";
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
@@ -78,6 +77,7 @@ export async function resetPassword(
   if (ctx.req.method !== "POST") {
     const { token, email } = ctx.req.query;
     if (!token || !email) {
+      if (provider.resetCode) return codePage(ctx, provider, email ? { email } : {});
       return htmlResult(
         renderResetSentPage({ signInUrl: signInPage(ctx), theme: ctx.config.theme }),
       );
@@ -88,6 +88,9 @@ export async function resetPassword(
   await requireCsrf(ctx);
   const callbackUrl = await ctx.callbackUrl();
   const body = ctx.req.body ?? {};
+  if (provider.resetCode && body.token === undefined && body.code !== undefined) {
+    return resetWithCode(ctx, provider, callbackUrl);
+  }
   const token = text(body.token);
   const email = text(body.email);
   if (!token || !email) throw new Verification("The link has no token or no email address");
@@ -104,7 +107,7 @@ export async function resetPassword(
   return reset(ctx, state, checked.password);
 }
 
-/** Spends the token and sets `password`: see the module comment. */
+/** Spends the link's token, then sets `password` (./reset-complete.ts). */
 async function reset(ctx: Context, state: LinkState, password: string): Promise<ResponseInternal> {
   const { provider, address, callbackUrl } = state;
   const user = await storeOf(ctx).getUserByEmail(address);
@@ -117,43 +120,5 @@ async function reset(ctx: Context, state: LinkState, password: string): Promise<
   if (spent !== "used" || !user) {
     throw new Verification("The reset link is wrong, used, or replaced by a newer one");
   }
-  const hash = await hashPassword(password, provider.hash);
-  // Stored first: from now on the old password signs in nowhere, and no session it opens survives.
-  await replaceHash(ctx, provider, user.id, hash);
-  const ended = await endEverySession(ctx, user.id, "passwordReset");
-  await recordSecurityEvent(ctx, {
-    type: "passwordReset",
-    userId: user.id,
-    provider: provider.id,
-    providerType: "password",
-  });
-  await notifyChanged(ctx, provider, address);
-  const publicOne = publicAccount(provider, user.id);
-  return completeSignIn(ctx, {
-    provider,
-    callbackUrl,
-    gate: { user, account: publicOne },
-    knownUserId: user.id,
-    settle: () => ({ user, account: publicOne, isNewUser: false, ...ended }),
-  });
-}
-
-/**
- * Tells the address that its password changed, with the page that starts a reset. A failure is
- * logged: the password has changed either way.
- */
-export async function notifyChanged(
-  ctx: Context,
-  provider: PasswordConfig,
-  address: string,
-): Promise<void> {
-  try {
-    await sendPasswordEmail(ctx, provider, {
-      kind: "passwordChanged",
-      to: address,
-      url: routeUrl(ctx, FORGOT_ROUTE, provider),
-    });
-  } catch (error) {
-    ctx.config.logger.error(error as Error);
-  }
+  return completeReset(ctx, provider, user, password, callbackUrl);
 }
