@@ -21,7 +21,7 @@
  * expire, unusable.
  */
 import type { Context } from "../../context.js";
-import { randomHex } from "../../crypto/hash.js";
+import { randomHex, randomUUID } from "../../crypto/hash.js";
 import { keyedHash } from "../rate-limit/keys.js";
 import type { PasswordConfig } from "./options.js";
 import { type PasswordAccount, storeOf, writeGeneration } from "./store.js";
@@ -115,7 +115,8 @@ export async function createReset(
 
 /**
  * The work of {@link createReset} for an address that gets no reset (no account, no password):
- * the same hashes, nothing stored, so the answer takes about as long.
+ * the same hashes, and as many adapter writes that change nothing (the generation of an account
+ * nobody has, the deletion of rows that do not exist), so the answer takes about as long.
  */
 export async function decoyReset(
   ctx: Context,
@@ -126,8 +127,11 @@ export async function decoyReset(
   const identifier = resetIdentifier(provider, address);
   const state = { stored: randomHex(32), generation: newGeneration() };
   const secret = ctx.config.secrets[0] as string;
-  await resetTokenHash(secret, identifier, state, "link", randomHex(32));
-  if (code) await resetTokenHash(secret, identifier, state, "code", randomHex(4));
+  const store = storeOf(ctx);
+  await writeGeneration(ctx, provider, randomUUID(), state.generation);
+  const rows = [resetTokenHash(secret, identifier, state, "link", randomHex(32))];
+  if (code) rows.push(resetTokenHash(secret, identifier, state, "code", randomHex(4)));
+  for (const hash of rows) await store.useVerificationToken({ identifier, token: await hash });
 }
 
 /**
