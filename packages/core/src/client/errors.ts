@@ -1,7 +1,8 @@
 /**
  * The error the browser client throws when the auth route refuses a request it cannot turn into a
  * result (a sign-out the session store could not complete, a sessions call while the store is
- * down): the HTTP status, the route's stable `error` value, and when to try again.
+ * down, a password the policy refuses): the HTTP status, the route's stable `error` value, what
+ * the route told the user, and when to try again.
  */
 
 /**
@@ -28,16 +29,29 @@ export class AuthRouteError extends Error {
   readonly error: string | undefined;
   /** Seconds to wait before trying again, from the answer (`retryAfter` or `Retry-After`). */
   readonly retryAfter: number | undefined;
+  /**
+   * What the route's answer says to the user (its `message`), when it says something: for a
+   * password the policy refuses, what to change ("Use at least 15 characters: …"). Written by
+   * the server, never holding what was typed.
+   */
+  readonly detail: string | undefined;
 
   constructor(
     what: string,
-    answer: { status: number; error: string | undefined; retryAfter: number | undefined },
+    answer: {
+      status: number;
+      error: string | undefined;
+      retryAfter: number | undefined;
+      detail?: string | undefined;
+    },
   ) {
     const value = answer.error === undefined ? "" : ` (${answer.error})`;
-    super(`The auth route answered ${answer.status}${value} ${what}`);
+    const detail = answer.detail === undefined ? "" : `: ${answer.detail}`;
+    super(`The auth route answered ${answer.status}${value} ${what}${detail}`);
     this.status = answer.status;
     this.error = answer.error;
     this.retryAfter = answer.retryAfter;
+    this.detail = answer.detail;
   }
 }
 

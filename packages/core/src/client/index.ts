@@ -1,7 +1,7 @@
 /**
  * Gatehouse in the browser, for any framework: sign in (passkeys too, with {@link withPasskeys}),
- * sign out, the session, and the user's sessions (list, revoke), all over `fetch` against the
- * auth route. Nothing here imports server code or Node.js modules. Framework integrations
+ * sign out, the session, the user's sessions (list, revoke), and password accounts (sign up,
+ * reset, change), all over `fetch` against the auth route. Nothing here imports server code or Node.js modules. Framework integrations
  * (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
  * @module
  */
@@ -15,6 +15,24 @@ export type {
   RegisterPasskey,
   WebAuthnBrowser,
 } from "./passkey.js";
+export {
+  type ChangePasswordFields,
+  changePassword,
+  type PasswordChanged,
+  type PasswordLinkOptions,
+  type PasswordResetLink,
+  type PasswordResetRequested,
+  type PasswordResetResult,
+  type PasswordRouteAnswer,
+  type PasswordRouteOptions,
+  type ResetPasswordFields,
+  readPasswordResetLink,
+  requestPasswordReset,
+  resetPassword,
+  type SignUpFields,
+  type SignUpResult,
+  signUp,
+} from "./password.js";
 export {
   createSessionSource,
   type SessionSource,

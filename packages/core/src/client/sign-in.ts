@@ -20,8 +20,15 @@ import {
 } from "./transport.js";
 
 /**
+ * The ids of providers whose form posts straight to their callback: core's credentials and
+ * password providers, under their default ids.
+ */
+const FORM_PROVIDER_IDS: readonly string[] = ["credentials", "password"];
+
+/**
  * Options of {@link signIn}. Other fields (an email provider's `email`, the credentials of a
- * credentials provider) are posted with the form, as strings.
+ * credentials provider, a password provider's `email` and `password`) are posted with the form,
+ * as strings.
  */
 export interface SignInOptions {
   /** Where to land after signing in. Wins over `callbackUrl`. Default: the current page. */
@@ -98,7 +105,9 @@ function resultOf(
  * Signs in with a provider.
  *
  * - No provider: navigates to the sign-in page of the auth route.
- * - `"credentials"`: posts the other options to `<basePath>/callback/credentials`.
+ * - `"credentials"` or `"password"` (core's credentials and password providers): posts the other
+ *   options to `<basePath>/callback/<provider>`. A password account whose address is not proven
+ *   yet answers `error: "EmailNotVerified"` to its right password.
  * - `"passkey"` or `"webauthn"` (core's WebAuthn providers): the browser's passkey prompt, with
  *   the options of `<basePath>/webauthn-options/<provider>`, then its answer posted to
  *   `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey instead (as
@@ -161,7 +170,7 @@ async function signInUsing(
       basePath,
     });
   }
-  const action = provider === "credentials" ? "callback" : "signin";
+  const action = FORM_PROVIDER_IDS.includes(provider) ? "callback" : "signin";
   const query = new URLSearchParams(authorizationParams).toString();
   const url = `${base}/${action}/${encodeURIComponent(provider)}${query ? `?${query}` : ""}`;
   const form: Record<string, string> = {};

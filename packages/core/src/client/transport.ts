@@ -1,6 +1,6 @@
 /**
- * The requests of the browser client: the CSRF token, and form posts that ask for the redirect
- * target as JSON (`X-Auth-Return-Redirect: 1`) instead of following it.
+ * The requests of the browser client: the CSRF token, and form and JSON posts that ask for the
+ * redirect target as JSON (`X-Auth-Return-Redirect: 1`) instead of following it.
  */
 
 import { retryAfterOf } from "./errors.js";
@@ -74,6 +74,44 @@ export async function postForm(url: string, form: Record<string, string>): Promi
     url: typeof body?.url === "string" ? body.url : undefined,
     error: typeof body?.error === "string" ? body.error : undefined,
     retryAfter: retryAfterOf(response, body),
+  };
+}
+
+/** The answer of {@link postJson}: its status, its body when that is a JSON object, the wait. */
+export interface JsonAnswer {
+  status: number;
+  ok: boolean;
+  body: Record<string, unknown> | null;
+  /** Seconds to wait before trying again, when the answer says. */
+  retryAfter: number | undefined;
+}
+
+/**
+ * POSTs `body` as JSON to the auth route, asking for JSON back. With `X-Auth-Return-Redirect: 1`
+ * a redirect (where a signed-in browser goes next, or the error page of a refusal) comes back as
+ * `{ url }` rather than being followed.
+ */
+export async function postJson(url: string, body: Record<string, unknown>): Promise<JsonAnswer> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/json",
+      "X-Auth-Return-Redirect": "1",
+      Accept: "application/json",
+    },
+    body: JSON.stringify(body),
+    credentials: "same-origin",
+  });
+  const parsed: unknown = await response.json().catch(() => null);
+  const object =
+    typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
+  return {
+    status: response.status,
+    ok: response.ok,
+    body: object,
+    retryAfter: retryAfterOf(response, object),
   };
 }
 

@@ -11,7 +11,9 @@ const passkeys = /* @__PURE__ */ withPasskeys(() => import("@simplewebauthn/brow
  * Signs in with a provider.
  *
  * - No provider: navigates to the sign-in page of the auth route.
- * - `"credentials"`: posts the other options to `<basePath>/callback/credentials`.
+ * - `"credentials"` or `"password"` (core's credentials and password providers): posts the other
+ *   options to `<basePath>/callback/<provider>`. A password account whose address is not proven
+ *   yet answers `error: "EmailNotVerified"` to its right password.
  * - `"passkey"` or `"webauthn"` (core's WebAuthn providers): the browser's passkey prompt, with
  *   the options of `<basePath>/webauthn-options/<provider>`, then its answer posted to
  *   `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey instead (as

@@ -1,0 +1,290 @@
+/**
+ * Password accounts from the app's own pages (the password provider, docs/passwords.md): sign up,
+ * ask for a reset, choose a new password with the emailed link, change the password. Each call
+ * fetches the CSRF token, posts JSON to `<basePath>/<route>/<provider>` and turns a refusal into an
+ * {@link AuthRouteError} with the route's stable `error` and what it tells the user (`detail`).
+ * Passwords travel in the request body only: nothing here logs, keeps or reports one.
+ */
+import { basePathOf } from "./base-path.js";
+import { AuthRouteError } from "./errors.js";
+import { browserLocation, fetchCsrfToken, postJson, sessionChanged } from "./transport.js";
+
+/** The provider of a call that names none: `Password()`'s default id. */
+const DEFAULT_PROVIDER = "password";
+
+/** Options of {@link changePassword}, and of every password call. */
+export interface PasswordRouteOptions {
+  /** The password provider's id. Default `"password"`. */
+  provider?: string;
+  /** The auth route's base path for this call. Default: `configureClient`'s, else `/api/auth`. */
+  basePath?: string;
+}
+
+/** Options of {@link signUp}, {@link requestPasswordReset} and {@link resetPassword}. */
+export interface PasswordLinkOptions extends PasswordRouteOptions {
+  /**
+   * Where the browser lands when the flow ends (after the emailed link, or after the reset),
+   * sent as `callbackUrl` and checked by the server's `redirect` callback. Default: the server's
+   * (the callback-URL cookie, else the site's root).
+   */
+  callbackUrl?: string | undefined;
+}
+
+/** What a password route answers when it accepted a request. */
+export interface PasswordRouteAnswer<Status extends string> {
+  ok: true;
+  /** What the route did, by its name on the wire. */
+  status: Status;
+  /** What to tell the user, written by the server ("Check your email: …"). */
+  message: string;
+}
+
+/**
+ * What {@link signUp} resolves to, the same whether or not the address already had an account
+ * (its owner is emailed either way).
+ */
+export type SignUpResult = PasswordRouteAnswer<"verificationSent">;
+
+/** What {@link requestPasswordReset} resolves to, the same for every address. */
+export type PasswordResetRequested = PasswordRouteAnswer<"resetSent">;
+
+/** What {@link changePassword} resolves to. */
+export type PasswordChanged = PasswordRouteAnswer<"passwordChanged">;
+
+/** What {@link resetPassword} resolves to: the browser is signed in. */
+export interface PasswordResetResult {
+  ok: true;
+  /**
+   * Where the server sends the browser next: the `callbackUrl`, or the page of a further
+   * sign-in step. The call does not navigate: `location.assign(url)` does.
+   */
+  url: string;
+}
+
+/** The fields of {@link signUp}. */
+export interface SignUpFields {
+  email: string;
+  password: string;
+  /**
+   * The provider's extra fields (`name`, …), posted as they are (JSON values) and checked by its
+   * `fields` schema; a field the provider does not take is refused (`InvalidFields`).
+   */
+  [extra: string]: unknown;
+}
+
+/** What {@link resetPassword} takes: the emailed link's `token` and `email`, and the new password. */
+export interface ResetPasswordFields {
+  token: string;
+  email: string;
+  password: string;
+}
+
+/** What {@link changePassword} takes. */
+export interface ChangePasswordFields {
+  currentPassword: string;
+  newPassword: string;
+}
+
+/** The token and address an emailed reset link carries: what {@link readPasswordResetLink} reads. */
+export interface PasswordResetLink {
+  token: string;
+  email: string;
+  /** Where the reset ends, when the link says. */
+  callbackUrl: string | undefined;
+}
+
+/** Refuses, before any request, what is not a string (never naming what was given). */
+function requireStrings(call: string, values: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value !== "string") throw new TypeError(`${call} takes ${name} as a string`);
+  }
+}
+
+/**
+ * Posts `fields` with the CSRF token to `<basePath>/<route>/<provider>`; resolves with the
+ * answer's body, or throws the refusal it carries: an error status with `{ error, message }`, or
+ * a redirect to an error page (`?error=Verification` for a wrong, used or expired link), whose
+ * status is the answer's, 200.
+ */
+async function post(
+  route: string,
+  what: string,
+  options: PasswordRouteOptions,
+  fields: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const base = basePathOf(options.basePath);
+  const provider = encodeURIComponent(options.provider ?? DEFAULT_PROVIDER);
+  const csrfToken = await fetchCsrfToken(base);
+  const answer = await postJson(`${base}/${route}/${provider}`, { ...fields, csrfToken });
+  const body = answer.body ?? {};
+  const refused = (error: string | undefined) =>
+    new AuthRouteError(what, {
+      status: answer.status,
+      error,
+      retryAfter: answer.retryAfter,
+      detail: typeof body.message === "string" ? body.message : undefined,
+    });
+  if (!answer.ok) throw refused(typeof body.error === "string" ? body.error : undefined);
+  if (typeof body.url === "string") {
+    const error = new URL(body.url, browserLocation().href).searchParams.get("error");
+    if (error !== null) throw refused(error);
+  }
+  return body;
+}
+
+/** The route's acceptance, when `body` is the one expected. */
+function accepted<Status extends string>(
+  body: Record<string, unknown>,
+  status: Status,
+  what: string,
+): PasswordRouteAnswer<Status> {
+  if (body.status !== status || typeof body.message !== "string") {
+    throw new Error(`The auth route's answer ${what} is not one the client knows`);
+  }
+  return { ok: true, status, message: body.message };
+}
+
+/**
+ * Signs up with an email address and a password (`POST <basePath>/signup/<provider>`). Resolves
+ * the same whether or not the address already has an account, so sign-up tells nobody who has
+ * one: a new address gets the link that proves it, a taken one an email to its owner. The account
+ * signs in once that link is opened (with the provider's default `requireEmailVerification`).
+ *
+ * Rejects with an {@link AuthRouteError} for what the user can fix: `error` is `InvalidEmail`,
+ * `InvalidFields`, or the policy's `PasswordTooShort`, `PasswordTooLong`, `PasswordTooCommon` or
+ * `PasswordInvalid`, and `detail` says what to change; `RateLimited` has `retryAfter`.
+ *
+ * @example
+ * ```ts
+ * import { AuthRouteError, signUp } from "@gatehousejs/core/client";
+ *
+ * try {
+ *   const { message } = await signUp({ email: "ada@example.com", password: "a long passphrase of mine", name: "Ada" });
+ *   console.log(message); // "Check your email: …"
+ * } catch (error) {
+ *   if (error instanceof AuthRouteError) console.log(error.detail ?? error.error);
+ * }
+ * ```
+ */
+export async function signUp(
+  fields: SignUpFields,
+  options: PasswordLinkOptions = {},
+): Promise<SignUpResult> {
+  const { email, password, ...extra } = fields;
+  requireStrings("signUp", { email, password });
+  const body: Record<string, unknown> = { ...extra, email, password };
+  if (options.callbackUrl !== undefined) body.callbackUrl = options.callbackUrl;
+  const what = "to the sign-up";
+  return accepted(await post("signup", what, options, body), "verificationSent", what);
+}
+
+/**
+ * Asks for a password reset (`POST <basePath>/forgot-password/<provider>`): the address's owner
+ * gets the reset link, valid for an hour and ended by a newer request. Resolves the same for
+ * every address, known or not. Rejects with an {@link AuthRouteError} for a malformed address
+ * (`InvalidEmail`) or too many requests (`RateLimited`).
+ *
+ * @example
+ * ```ts
+ * import { requestPasswordReset } from "@gatehousejs/core/client";
+ *
+ * const { message } = await requestPasswordReset("ada@example.com", { callbackUrl: "/account" });
+ * ```
+ */
+export async function requestPasswordReset(
+  email: string,
+  options: PasswordLinkOptions = {},
+): Promise<PasswordResetRequested> {
+  requireStrings("requestPasswordReset", { email });
+  const body: Record<string, unknown> = { email };
+  if (options.callbackUrl !== undefined) body.callbackUrl = options.callbackUrl;
+  const what = "to the reset request";
+  return accepted(await post("forgot-password", what, options, body), "resetSent", what);
+}
+
+/**
+ * The `token`, `email` and `callbackUrl` of an emailed reset link, read from `url` (default: the
+ * current page's), or `null` when it carries no token and address. The link opens the auth
+ * route's own reset page; to reset from a page of the app instead, point the emailed link there
+ * in the provider's `sendEmail` (keeping its query), and read it with this.
+ *
+ * @example
+ * ```ts
+ * import { readPasswordResetLink, resetPassword } from "@gatehousejs/core/client";
+ *
+ * const link = readPasswordResetLink();
+ * if (link) {
+ *   const { url } = await resetPassword(
+ *     { token: link.token, email: link.email, password: "my new long passphrase" },
+ *     { callbackUrl: link.callbackUrl },
+ *   );
+ *   location.assign(url);
+ * }
+ * ```
+ */
+export function readPasswordResetLink(url?: string | URL): PasswordResetLink | null {
+  const params = new URL(url ?? browserLocation().href).searchParams;
+  const token = params.get("token");
+  const email = params.get("email");
+  if (!token || !email) return null;
+  return { token, email, callbackUrl: params.get("callbackUrl") ?? undefined };
+}
+
+/**
+ * Sets a new password with an emailed reset link (`POST <basePath>/reset-password/<provider>`):
+ * its `token` and `email` (see {@link readPasswordResetLink}). The link works once; every session
+ * of the user ends and this browser is signed in. Resolves with where the server would send the
+ * browser next, without navigating.
+ *
+ * Rejects with an {@link AuthRouteError}: the policy's refusals as {@link signUp}'s (nothing is
+ * spent, try again), or `Verification` for a link that is wrong, used, expired or replaced by a
+ * newer request.
+ */
+export async function resetPassword(
+  fields: ResetPasswordFields,
+  options: PasswordLinkOptions = {},
+): Promise<PasswordResetResult> {
+  const { token, email, password } = fields;
+  requireStrings("resetPassword", { token, email, password });
+  const body: Record<string, unknown> = { token, email, password };
+  if (options.callbackUrl !== undefined) body.callbackUrl = options.callbackUrl;
+  const answer = await post("reset-password", "to the reset", options, body);
+  if (typeof answer.url !== "string") {
+    throw new Error("The auth route's answer to the reset has no url");
+  }
+  sessionChanged();
+  return { ok: true, url: answer.url };
+}
+
+/**
+ * Changes the signed-in user's password (`POST <basePath>/change-password/<provider>`): the
+ * current one and the new one. Every other session of the user ends; this browser's goes on
+ * (under a new id) and the address is told.
+ *
+ * Rejects with an {@link AuthRouteError}: `WrongPassword` (counted as a failed sign-in of the
+ * account), the policy's refusals as {@link signUp}'s, `NoPassword` for an account that signs
+ * in another way, `Unauthenticated` (401) when nobody is signed in, `RateLimited`.
+ *
+ * @example
+ * ```ts
+ * import { changePassword } from "@gatehousejs/core/client";
+ *
+ * await changePassword({ currentPassword: "my old long passphrase", newPassword: "my new long passphrase" });
+ * ```
+ */
+export async function changePassword(
+  fields: ChangePasswordFields,
+  options: PasswordRouteOptions = {},
+): Promise<PasswordChanged> {
+  const { currentPassword, newPassword } = fields;
+  requireStrings("changePassword", { currentPassword, newPassword });
+  const what = "to the password change";
+  const body = { currentPassword, password: newPassword };
+  const changed = accepted(
+    await post("change-password", what, options, body),
+    "passwordChanged",
+    what,
+  );
+  sessionChanged();
+  return changed;
+}
