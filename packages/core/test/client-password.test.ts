@@ -349,6 +349,33 @@ describe("resetting a forgotten password", () => {
     expect(textOf(error)).not.toContain(NEW_PASSWORD);
   });
 
+  test("with resetCode, the mailed code and the address set the password; a wrong code is WrongCode", async () => {
+    const w = world({ password: { resetCode: true } });
+    await w.verifiedUser(TAKEN);
+    const browser = browserOn(w.config);
+    await requestPasswordReset(TAKEN);
+    const { code } = w.lastMail(TAKEN, "resetPassword");
+    expect(code).toBeTruthy();
+
+    const wrong = await refusal(
+      resetPassword({ email: TAKEN, code: "WRONG-CODE", password: NEW_PASSWORD }),
+    );
+    expect(wrong).toMatchObject({ status: 400, error: "WrongCode" });
+    expect(textOf(wrong)).not.toContain(NEW_PASSWORD);
+
+    const done = await resetPassword({ email: TAKEN, code: code!, password: NEW_PASSWORD });
+    expect(done).toEqual({ ok: true, url: ORIGIN });
+    const sent = JSON.parse(browser.sent.at(-1)!.body) as Record<string, unknown>;
+    expect(Object.keys(sent).sort()).toEqual(["code", "csrfToken", "email", "password"]);
+    expect(browser.jar.cookies.get(SESSION)).toBeTruthy();
+
+    const again = await refusal(
+      resetPassword({ email: TAKEN, code: code!, password: OTHER_PASSWORD }),
+    );
+    // Spent: the same answer as a wrong code.
+    expect(again).toMatchObject({ status: 400, error: "WrongCode" });
+  });
+
   test("over the per-address email limit: RateLimited with retryAfter", async () => {
     const w = world();
     browserOn(w.config);

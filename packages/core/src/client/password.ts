@@ -72,12 +72,13 @@ export interface SignUpFields {
   [extra: string]: unknown;
 }
 
-/** What {@link resetPassword} takes: the emailed link's `token` and `email`, and the new password. */
-export interface ResetPasswordFields {
-  token: string;
-  email: string;
-  password: string;
-}
+/**
+ * What {@link resetPassword} takes: the emailed link's `token` and `email`, or (with the
+ * provider's `resetCode`) the address and the code the email shows; and the new password.
+ */
+export type ResetPasswordFields =
+  | { token: string; email: string; password: string; code?: undefined }
+  | { code: string; email: string; password: string; token?: undefined };
 
 /** What {@link changePassword} takes. */
 export interface ChangePasswordFields {
@@ -232,21 +233,23 @@ export function readPasswordResetLink(url?: string | URL): PasswordResetLink | n
 
 /**
  * Sets a new password with an emailed reset link (`POST <basePath>/reset-password/<provider>`):
- * its `token` and `email` (see {@link readPasswordResetLink}). The link works once; every session
- * of the user ends and this browser is signed in. Resolves with where the server would send the
- * browser next, without navigating.
+ * its `token` and `email` (see {@link readPasswordResetLink}), or, when the provider mails codes
+ * (`resetCode`), the address and the `code` the person typed. A link or code works once; every
+ * session of the user ends and this browser is signed in. Resolves with where the server would
+ * send the browser next, without navigating.
  *
  * Rejects with an {@link AuthRouteError}: the policy's refusals as {@link signUp}'s (nothing is
- * spent, try again), or `Verification` for a link that is wrong, used, expired or replaced by a
- * newer request.
+ * spent, try again); `Verification` for a link that is wrong, used, expired or replaced by a
+ * newer request; `WrongCode`, or `CodeUnusable` once a code is spent, expired or tried too often.
  */
 export async function resetPassword(
   fields: ResetPasswordFields,
   options: PasswordLinkOptions = {},
 ): Promise<PasswordResetResult> {
-  const { token, email, password } = fields;
-  requireStrings("resetPassword", { token, email, password });
-  const body: Record<string, unknown> = { token, email, password };
+  const { email, password } = fields;
+  const proof = fields.token === undefined ? { code: fields.code } : { token: fields.token };
+  requireStrings("resetPassword", { ...proof, email, password });
+  const body: Record<string, unknown> = { ...proof, email, password };
   if (options.callbackUrl !== undefined) body.callbackUrl = options.callbackUrl;
   const answer = await post("reset-password", "to the reset", options, body);
   if (typeof answer.url !== "string") {
