@@ -2,8 +2,8 @@
  * The password provider's form for the built-in sign-in page, as the provider carries it
  * (`signInPageBlock` on its method declaration): labelled address and password, the links to sign
  * up and to reset a forgotten password, the page's error marked on its fields, no script, and a
- * form that signs in when posted. (The sign-in page does not ask a method for its block yet:
- * lib/pages/signin.ts renders the kernel's provider types only.)
+ * form that signs in when posted; and the built-in sign-in page (GET /signin), which asks the
+ * provider's carried method for the block, shows it beside the other providers' forms.
  */
 import Password from "@gatehousejs/core/providers/password";
 import { describe, expect, test } from "vitest";
@@ -84,6 +84,26 @@ describe("the sign-in form of a password provider", () => {
       form: { ...fields, email: "owner@example.com", password: PASSWORD },
     });
     expect(response.headers.get("location")).toBe(ORIGIN);
+    expect(await w.signedInAs(jar)).toBe("owner@example.com");
+  });
+
+  test("the built-in sign-in page shows the form with its CSRF token, and posting it signs in", async () => {
+    const w = passwordWorld();
+    await w.verifiedUser("owner@example.com");
+    const jar = new Jar();
+    const page = await send(w.config, jar, "/auth/signin");
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain(`action="${ORIGIN}/auth/callback/password"`);
+    expect(html).toContain(`href="${ORIGIN}/auth/signup/password"`);
+    const { action, fields } = formOf(
+      html.slice(html.indexOf(`action="${ORIGIN}/auth/callback/password"`) - 40),
+    );
+    expect(fields.csrfToken).toMatch(/^[0-9a-f]{64}$/);
+    const response = await send(w.config, jar, new URL(action).pathname, {
+      form: { ...fields, email: "owner@example.com", password: PASSWORD },
+    });
+    expect(response.status).toBe(302);
     expect(await w.signedInAs(jar)).toBe("owner@example.com");
   });
 });

@@ -81,6 +81,22 @@ export interface MethodDeclaration {
    * providers, so that only apps with such a provider bundle it.
    */
   signInPageHtml?: (provider: InternalProvider) => string;
+  /**
+   * The provider's whole block on the built-in sign-in page, for a provider type the page does
+   * not render itself (the password provider's form). It shows with the credentials forms (the
+   * same group, the same "or" separators); `undefined` shows nothing.
+   */
+  signInPageBlock?: (provider: InternalProvider, form: SignInPageForm) => string | undefined;
+}
+
+/** What the built-in sign-in page knows when it asks a method for its block. */
+export interface SignInPageForm {
+  csrfToken: string;
+  callbackUrl?: string;
+  /** The address to prefill (`?email=`). Untrusted: escape it. */
+  email?: string;
+  /** The kind of form the page's error is about (`credentials` after a wrong password). */
+  invalid?: string;
 }
 
 export { providerMethod };

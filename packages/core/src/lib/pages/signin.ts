@@ -195,8 +195,11 @@ function renderBlock(
         html: renderWebAuthn(provider, provider.formFields, context),
         css: "",
       };
-    default:
-      return undefined;
+    default: {
+      // A type the page does not know: the block of the method its provider carries, if any.
+      const html = carriedMethod(provider)?.signInPageBlock?.(provider, context);
+      return html === undefined ? undefined : { group: "credentials", html, css: "" };
+    }
   }
 }
 

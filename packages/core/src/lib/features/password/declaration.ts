@@ -4,24 +4,15 @@
  * of the method's code.
  *
  * `signInPageBlock` is the provider's form on the built-in sign-in page (address, password, and
- * the links to sign up and to reset a forgotten password). The sign-in page does not ask a
- * method for a whole block yet: `MethodDeclaration.signInPageHtml` is called for WebAuthn blocks
- * only, and without the page's CSRF token; until lib/pages/signin.ts asks for this (its default
- * case), the password provider has no form there.
+ * the links to sign up and to reset a forgotten password), which the page asks the carried
+ * method for (lib/pages/signin.ts, its default case).
  */
-import type { MethodDeclaration } from "../../feature.js";
+import type { MethodDeclaration, SignInPageForm } from "../../feature.js";
 import type { InternalProvider } from "../../types/internal.js";
 import { renderPasswordSignInForm } from "./sign-in-form.js";
 
 /** What the sign-in page knows when it renders a provider's form. */
-export interface SignInFormContext {
-  csrfToken: string;
-  callbackUrl?: string;
-  /** Prefill of the address (`?email=`). Untrusted. */
-  email?: string;
-  /** The kind of form the page's error is about (`credentials` after a wrong password). */
-  invalid?: string;
-}
+export type SignInFormContext = SignInPageForm;
 
 /** The password provider's block of the built-in sign-in page. */
 export function passwordSignInBlock(provider: InternalProvider, form: SignInFormContext): string {
@@ -41,9 +32,7 @@ export function passwordSignInBlock(provider: InternalProvider, form: SignInForm
   });
 }
 
-export const passwordDeclaration: MethodDeclaration & {
-  signInPageBlock: typeof passwordSignInBlock;
-} = {
+export const passwordDeclaration: MethodDeclaration = {
   types: ["password"],
   load: async () => (await import("./method.js")).passwordMethod,
   signInPageBlock: passwordSignInBlock,
