@@ -73,6 +73,7 @@ try {
 
 const methods = [
   `  - Email and password: ${DEMO_ACCOUNT.email} / ${DEMO_ACCOUNT.password}`,
+  '  - Password account: "Create an account" on the home page (its confirmation link is mailed)',
   demo.services.smtp === "configured"
     ? "  - Email link: sent through EMAIL_SERVER"
     : `  - Email link: captured by ${demo.services.smtp}, read it at ${demo.url}/dev/mailbox`,

@@ -8,6 +8,7 @@ import Credentials from "@gatehousejs/solid-start/providers/credentials";
 import Nodemailer from "@gatehousejs/solid-start/providers/nodemailer";
 import OIDC from "@gatehousejs/solid-start/providers/oidc";
 import Passkey from "@gatehousejs/solid-start/providers/passkey";
+import Password from "@gatehousejs/solid-start/providers/password";
 import TikTok from "@gatehousejs/solid-start/providers/tiktok";
 import { db, revocationStore, securityEventStore } from "./db";
 import { isDemo } from "./env";
@@ -58,6 +59,10 @@ function providers(): SolidAuthConfig["providers"] {
     // The link opens a confirmation page (mail scanners cannot use it); the code is typed on
     // the "check your email" page, in the browser that asked for it.
     Nodemailer({ name: "Email link", code: true }),
+    // Accounts people make themselves: sign-up with a proven address, reset and change, the
+    // hash in the adapter's accounts table. Its mail goes where the email link's does
+    // (EMAIL_SERVER: the demo's SMTP capture, or your server).
+    Password({ name: "Password account" }),
   ];
   // The local OpenID provider in demo mode, or a real one configured the same way.
   if (process.env.AUTH_OIDC_ISSUER) {

@@ -38,6 +38,15 @@ export default function Home() {
               <p data-testid="session-status">You are not signed in.</p>
               <div class="actions">
                 <SignInLink testId="sign-in-link" />
+                {/* The built-in sign-up page, a server route: loaded by the browser, not the router. */}
+                <a
+                  class="button secondary"
+                  href="/api/auth/signup/password?callbackUrl=%2F"
+                  rel="external"
+                  data-testid="home-sign-up"
+                >
+                  Create an account
+                </a>
                 <button
                   type="button"
                   class="secondary"
@@ -101,7 +110,8 @@ export default function Home() {
             <p>
               Sign in with the demo account <code data-testid="demo-email">{account().email}</code>{" "}
               and password <code data-testid="demo-password">{account().password}</code>, with an
-              email link (read it in the{" "}
+              account of your own ("Create an account": its confirmation link arrives in the
+              mailbox), with an email link (read it in the{" "}
               <A href="/dev/mailbox" data-testid="demo-mailbox-link">
                 mailbox
               </A>
@@ -146,6 +156,13 @@ export default function Home() {
               Profile
             </A>
             : change your display name in the session, add a passkey.
+          </li>
+          <li>
+            <A href="/change-password" data-testid="home-change-password">
+              Change password
+            </A>
+            : for an account made with "Create an account", with <code>changePassword()</code>:
+            every other browser signed in to it is signed out.
           </li>
           <li>
             <A href="/sessions" data-testid="home-sessions">
