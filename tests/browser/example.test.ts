@@ -125,7 +125,13 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     expect(await page.getByTestId("demo-email").textContent()).toBe(DEMO_ACCOUNT.email);
     // Demo mode's methods: the local OpenID provider, and no TikTok without its credentials.
     const providers = await (await page.request.get(at("/api/auth/providers"))).json();
-    expect(Object.keys(providers).sort()).toEqual(["credentials", "nodemailer", "oidc", "passkey"]);
+    expect(Object.keys(providers).sort()).toEqual([
+      "credentials",
+      "nodemailer",
+      "oidc",
+      "passkey",
+      "password",
+    ]);
     // Server-rendered: the redirect is a 302 before any HTML.
     for (const path of ["/protected", "/middleware-protected"]) {
       const answer = await page.request.get(at(path), { maxRedirects: 0 });
@@ -502,6 +508,31 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
       await expectNoSidewaysScroll(page);
     }
     await keepScreenshot(page, "example-home-390px.png");
+  });
+
+  // The whole life of a password account is tests/browser/password.test.ts; here, the links.
+  test("password accounts: Change password asks to sign in first and refuses an account without a password; Create an account opens the sign-up page", async () => {
+    const page = await newPage();
+    await open(page);
+    await tour.click(page, "home-change-password");
+    await page.waitForURL(at("/change-password"));
+    await tour.click(page, "change-password-sign-in");
+    await onSignInPage(page, "/change-password");
+    await submitPassword(page);
+    await page.waitForURL(at("/change-password"));
+    // The demo account signs in through Credentials: no password account to change.
+    await page.getByTestId("change-password-current").fill(DEMO_ACCOUNT.password);
+    await page.getByTestId("change-password-new").fill("an entirely new demo passphrase");
+    await tour.click(page, "change-password-submit");
+    await expect
+      .poll(() => page.getByTestId("change-password-message").textContent())
+      .toBe("This account has no password to change.");
+    await tour.click(page, "nav-home");
+    await tour.click(page, "sign-out");
+    await expect.poll(() => status(page).textContent()).toBe(signedOutText);
+    await tour.click(page, "home-sign-up");
+    await page.waitForURL((url) => url.pathname === "/api/auth/signup/password");
+    expect(await page.locator("h1").textContent()).toBe("Sign up");
   });
 
   test("an unknown page says so and leads home", async () => {
