@@ -125,6 +125,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example deployed for real", () =>
       "credentials",
       "nodemailer",
       "passkey",
+      "password",
       "tiktok",
     ]);
     const home = await (await fetch(`${origin}/`)).text();
