@@ -29,6 +29,8 @@ export interface WorldOptions {
   adapter?: Adapter;
   /** Providers beside the password provider. */
   providers?: Provider[];
+  /** Add an email sign-in provider (`email`), whose links go to `emailLinks`. */
+  emailSignIn?: boolean;
 }
 
 export function passwordWorld(options: WorldOptions = {}) {
@@ -43,6 +45,16 @@ export function passwordWorld(options: WorldOptions = {}) {
     (message: unknown): void => {
       events.push({ name, message });
     };
+  /** The links the email sign-in provider sent, in order. */
+  const emailLinks: string[] = [];
+  const emailProvider: Provider = {
+    id: "email",
+    type: "email",
+    name: "Email",
+    sendVerificationRequest: ({ url }: { url: string }) => {
+      emailLinks.push(url);
+    },
+  } as Provider;
   const provider = Password({
     hash: FAST_HASH,
     sendEmail: (email) => {
@@ -66,7 +78,11 @@ export function passwordWorld(options: WorldOptions = {}) {
     callbacks: {
       signIn: vi.fn(() => true),
     },
-    providers: [provider, ...(options.providers ?? [])],
+    providers: [
+      provider,
+      ...(options.providers ?? []),
+      ...(options.emailSignIn ? [emailProvider] : []),
+    ],
     ...options.config,
   };
 
@@ -187,9 +203,43 @@ export function passwordWorld(options: WorldOptions = {}) {
     );
   }
 
+  /** Asks to move `jar`'s user to `email` (a form post, or JSON with `json`). */
+  async function changeEmail(
+    jar: Jar,
+    email: string,
+    currentPassword?: string,
+    json = false,
+  ): Promise<Response> {
+    const body = {
+      csrfToken: await csrfToken(config, jar),
+      email,
+      ...(currentPassword === undefined ? {} : { currentPassword }),
+    };
+    return send(
+      config,
+      jar,
+      `/auth/change-email/${provider.id}`,
+      json ? { json: body } : { form: body },
+    );
+  }
+
+  /** Asks the email provider for a link to `address` in `jar` and opens it (GET, then POST). */
+  async function emailSignIn(jar: Jar, address: string): Promise<Response> {
+    const asked = await send(config, jar, "/auth/signin/email", {
+      form: { csrfToken: await csrfToken(config, jar), email: address },
+    });
+    expect(asked.status).toBe(302);
+    const link = new URL(emailLinks.at(-1) as string);
+    const { response } = await follow(jar, link);
+    return response;
+  }
+
   return {
     adapter,
     config,
+    changeEmail,
+    emailLinks,
+    emailSignIn,
     provider,
     verifiedUser,
     requestReset,

@@ -1,7 +1,7 @@
 /**
  * Password accounts (docs/passwords.md). Installed with the built-ins: the routes
  * `signup/<provider>`, `verify-email/<provider>`, `forgot-password/<provider>`,
- * `reset-password/<provider>` and `change-password/<provider>`, whose code comes with `Password()`
+ * `reset-password/<provider>`, `change-password/<provider>` and `change-email/<provider>`, whose code comes with `Password()`
  * (it carries its method), and, for a configuration with a password provider, the check of what
  * it needs (./requirements.ts), the warning of one that cannot end a user's sessions, and the
  * listener that voids a pending password once another way in proves its address (./void.ts).
@@ -11,6 +11,7 @@ import { lazyListener } from "../../moments.js";
 import type { Moments } from "../../types/moments.js";
 import { checkPasswordConfig, passwordProviders, warnIfSessionsSurvive } from "./requirements.js";
 import changePassword from "./route-change.js";
+import changeEmail from "./route-change-email.js";
 import forgotPassword from "./route-forgot.js";
 import resetPassword from "./route-reset.js";
 import signup from "./route-signup.js";
@@ -25,7 +26,7 @@ const voidPending = lazyListener(
 
 export const passwordFeature = {
   name: "password",
-  routes: [signup, verifyEmail, forgotPassword, resetPassword, changePassword],
+  routes: [signup, verifyEmail, forgotPassword, resetPassword, changePassword, changeEmail],
   equip(config) {
     const providers = passwordProviders(config);
     if (providers.length === 0) return undefined;

@@ -65,6 +65,46 @@ const WORDING: Record<PasswordEmailKind, Wording> = {
     after:
       "If it was you, there is nothing more to do. If it was not, reset your password now and check your account's recent activity.",
   },
+  changeEmail: {
+    subject: (host) => `Confirm your new email address for ${host}`,
+    lead: (host) =>
+      `Someone signed in to an account at ${host} asked to use this email address for it from now on.`,
+    button: "Use this email address",
+    after:
+      "Nothing changes until the link is used; it works once and expires in an hour. If you did not ask for it, you can ignore this email.",
+  },
+  changeEmailUnavailable: {
+    subject: (host) => `This email address cannot be used at ${host}`,
+    lead: (host) =>
+      `Someone signed in to an account at ${host} asked to use this email address for it, but another account already uses it. Nothing was changed.`,
+    button: "Sign in",
+    after:
+      "If it was you, sign in with this address instead. If you did not ask for it, you can ignore this email.",
+  },
+  emailChanged: {
+    subject: (host) => `Your email address at ${host} was changed`,
+    lead: (host) =>
+      `The email address of your account at ${host} was just changed to another one, and every device signed in to it was signed out. This address no longer signs in to it.`,
+    button: "Sign in",
+    after:
+      "If it was you, there is nothing more to do. If it was not, contact the site's support now: someone who knows your password may hold your account.",
+  },
+  passwordSet: {
+    subject: (host) => `A password was set on your account at ${host}`,
+    lead: (host) =>
+      `A password was just set on your account at ${host}: it now signs in with this address and that password too.`,
+    button: "Reset the password",
+    after:
+      "If it was you, there is nothing more to do. If it was not, reset the password now and check your account's recent activity.",
+  },
+  passwordRemoved: {
+    subject: (host) => `The password of your account at ${host} was removed`,
+    lead: (host) =>
+      `The password of your account at ${host} was just removed, and other devices signed in to it were signed out. It signs in the other ways it has.`,
+    button: "Sign in",
+    after:
+      "If it was you, there is nothing more to do. If it was not, sign in and check your account's recent activity.",
+  },
   accountUnconfirmed: {
     subject: (host) => `Confirm your email address for ${host}`,
     lead: (host) =>

@@ -1,10 +1,11 @@
 /**
  * The password sign-in method, loaded by the first request to a password provider: the callback
- * signs in, and the provider's routes sign up, verify addresses, reset and change passwords
- * (./route-*.ts ask it).
+ * signs in, and the provider's routes sign up, verify addresses, reset and change passwords,
+ * change the address (./route-*.ts ask it).
  */
 import type { SignInMethod } from "../../feature.js";
 import { changePassword } from "./change.js";
+import { changeEmail } from "./email-change.js";
 import type { PasswordConfig } from "./options.js";
 import { resetPassword } from "./reset.js";
 import { forgotPassword } from "./reset-request.js";
@@ -22,5 +23,6 @@ export const passwordMethod: SignInMethod = {
     "forgot-password": (ctx, provider) => forgotPassword(ctx, as(provider)),
     "reset-password": (ctx, provider) => resetPassword(ctx, as(provider)),
     "change-password": (ctx, provider) => changePassword(ctx, as(provider)),
+    "change-email": (ctx, provider) => changeEmail(ctx, as(provider)),
   },
 };

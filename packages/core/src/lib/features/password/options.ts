@@ -61,7 +61,24 @@ export type PasswordEmailKind =
    * After a reset or a password change: the account's owner is told (`url` is the page that
    * starts a reset).
    */
-  | "passwordChanged";
+  | "passwordChanged"
+  /**
+   * After a signed-in user asked to change their address: sent to the new address, `url` is the
+   * link that makes the change (nothing changes until it is used).
+   */
+  | "changeEmail"
+  /**
+   * After a signed-in user asked to change their address to one that cannot be used (another
+   * account holds it): sent to that address instead of the link (`url` is the sign-in page), so
+   * the answer to the request is the same either way.
+   */
+  | "changeEmailUnavailable"
+  /** After an address change: the old address is told (`url` is the sign-in page). */
+  | "emailChanged"
+  /** After a signed-in user set a password: the address is told (`url`: the reset page). */
+  | "passwordSet"
+  /** After a signed-in user removed their password: the address is told (`url`: sign-in). */
+  | "passwordRemoved";
 
 /** One email a password provider sends: a default text and HTML, and what they were made from. */
 export interface PasswordEmail {
