@@ -155,6 +155,8 @@ export function observed(answer: Answer) {
 export interface Recorded {
   answers: Answer[];
   logLines: string[];
+  /** How many of `logLines` are debug lines (the recording is at debug level). */
+  debugLines: number;
   events: string[];
   securityLog: string[];
 }
@@ -289,6 +291,7 @@ export async function serveApp(options: {
       return {
         answers: app.answers,
         logLines,
+        debugLines: logger.debug.mock.calls.length,
         events,
         securityLog: entries.flat().map((e) => dump(e)),
       };
