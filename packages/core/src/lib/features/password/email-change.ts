@@ -67,7 +67,7 @@ export const EMAIL_CHANGED = {
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
 
 /** When the session began, in milliseconds, or null when the store does not say. */
-function signedInAt(ref: SessionRef): number | null {
+export function signedInAt(ref: SessionRef): number | null {
   const authTime = ref.token?.auth_time;
   if (typeof authTime === "number") return authTime * 1000;
   return ref.createdAt ? ref.createdAt.valueOf() : null;

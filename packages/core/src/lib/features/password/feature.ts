@@ -1,7 +1,8 @@
 /**
  * Password accounts (docs/passwords.md). Installed with the built-ins: the routes
  * `signup/<provider>`, `verify-email/<provider>`, `forgot-password/<provider>`,
- * `reset-password/<provider>`, `change-password/<provider>` and `change-email/<provider>`, whose code comes with `Password()`
+ * `reset-password/<provider>`, `change-password/<provider>`, `change-email/<provider>`,
+ * `set-password/<provider>` and `remove-password/<provider>`, whose code comes with `Password()`
  * (it carries its method), and, for a configuration with a password provider, the check of what
  * it needs (./requirements.ts), the warning of one that cannot end a user's sessions, and the
  * listener that voids a pending password once another way in proves its address (./void.ts).
@@ -13,7 +14,9 @@ import { checkPasswordConfig, passwordProviders, warnIfSessionsSurvive } from ".
 import changePassword from "./route-change.js";
 import changeEmail from "./route-change-email.js";
 import forgotPassword from "./route-forgot.js";
+import removePassword from "./route-remove-password.js";
 import resetPassword from "./route-reset.js";
+import setPassword from "./route-set-password.js";
 import signup from "./route-signup.js";
 import verifyEmail from "./route-verify.js";
 
@@ -26,7 +29,16 @@ const voidPending = lazyListener(
 
 export const passwordFeature = {
   name: "password",
-  routes: [signup, verifyEmail, forgotPassword, resetPassword, changePassword, changeEmail],
+  routes: [
+    signup,
+    verifyEmail,
+    forgotPassword,
+    resetPassword,
+    changePassword,
+    changeEmail,
+    setPassword,
+    removePassword,
+  ],
   equip(config) {
     const providers = passwordProviders(config);
     if (providers.length === 0) return undefined;

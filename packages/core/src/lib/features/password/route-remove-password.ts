@@ -1,0 +1,14 @@
+/**
+ * GET /remove-password/<password provider>: the signed-in user's page. POST (JSON or form, CSRF-checked):
+ * the current password (./set-password.ts).
+ */
+import { defineRoute } from "../../routes/define.js";
+import { passwordRoute } from "./route-answer.js";
+
+export default defineRoute({
+  name: "remove-password",
+  methods: ["GET", "POST"],
+  provider: "required",
+  csrf: "post",
+  load: () => passwordRoute("remove-password"),
+});
