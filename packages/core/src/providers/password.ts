@@ -115,8 +115,11 @@ function check(options: PasswordOptions): void {
  * under the credentials rate limits. A forgotten password is reset from
  * `<basePath>/forgot-password/<id>` through an emailed single-use link (1 hour, and only the
  * newest one works), which ends every session of the user; a signed-in user changes theirs at
- * `<basePath>/change-password/<id>` with the current one, which ends every other session. Needs
- * an adapter that stores an account's `passwordHash`.
+ * `<basePath>/change-password/<id>` with the current one, which ends every other session. A
+ * signed-in user moves to another address at `<basePath>/change-email/<id>` (a single-use link to
+ * the new address; an address another user holds is never taken), and adds or removes a password
+ * at `<basePath>/set-password/<id>` and `<basePath>/remove-password/<id>` (never the last way in).
+ * Needs an adapter that stores an account's `passwordHash`.
  *
  * @example
  * ```ts

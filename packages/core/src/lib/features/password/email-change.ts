@@ -180,6 +180,9 @@ async function requestChange(ctx: Context, provider: PasswordConfig): Promise<Re
   await limitEmail(ctx, address);
 
   const holder = await storeOf(ctx).getUserByEmail(address);
+  // A link is stored either way, so the store's round trips do not tell a held address from a
+  // free one; the one made for a held address is mailed to nobody (and would be refused anyway).
+  const link = await createEmailChangeLink(ctx, provider, user, address);
   if (holder) {
     await sendPasswordEmail(ctx, provider, {
       kind: "changeEmailUnavailable",
@@ -187,7 +190,6 @@ async function requestChange(ctx: Context, provider: PasswordConfig): Promise<Re
       url: signInPage(ctx),
     });
   } else {
-    const link = await createEmailChangeLink(ctx, provider, user, address);
     await sendPasswordEmail(ctx, provider, {
       kind: "changeEmail",
       to: address,
