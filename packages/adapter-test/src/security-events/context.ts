@@ -16,6 +16,9 @@ const methodTypes = {
   passwordResetRequested: true,
   passwordReset: true,
   passwordChanged: true,
+  emailChanged: true,
+  passwordSet: true,
+  passwordRemoved: true,
 } as const;
 const typeSet: Record<SecurityEventType, true> = {
   signIn: true,

@@ -39,8 +39,9 @@ export interface SolidAuthHandlers {
  * action of the protocol (`providers`, `csrf`, `session`, `signin`, `signout`, `callback`,
  * `error`, `verify-request`, `webauthn-options`, `sessions`, `sessions/revoke`,
  * `backchannel-logout`, `signup`, `verify-email`, `forgot-password`, `reset-password`,
- * `change-password`, `change-email`) and refuses an unknown one with its `400 UnknownAction`. A
- * request outside the prefix resolves to `undefined`, so SolidStart goes on to its other routes.
+ * `change-password`, `change-email`, `set-password`, `remove-password`) and refuses an unknown
+ * one with its `400 UnknownAction`. A request outside the prefix resolves to `undefined`, so
+ * SolidStart goes on to its other routes.
  *
  * The core configuration is built once, on the first request, from `config` and the environment
  * (see {@link SolidAuthConfig}); build `config` once, at module level, and share it with

@@ -1,8 +1,8 @@
 /**
  * The security-log events of a signed-in user's account changes: `emailChanged`, `passwordSet`
- * and `passwordRemoved`. They are recorded under these names but are not yet members of
- * `SecurityEventTypes` (./types.ts): the security-event store suite (packages/adapter-test) lists
- * every member and must gain them in the same change, so until then they go through `string`.
+ * and `passwordRemoved`, members of `SecurityEventTypes` where the provider's module (./types.ts)
+ * is in the program. This folder is also compiled where it is not (the built-ins are in every
+ * program), so the names go through `string` here, as in ./store.ts.
  */
 import type { SecurityEventType } from "../security-log/options.js";
 

@@ -45,6 +45,12 @@ declare module "../security-log/options.js" {
     passwordReset: true;
     /** The signed-in user changed their password; every other session ended. */
     passwordChanged: true;
+    /** The user's address changed through the link mailed to the new one; every session ended. */
+    emailChanged: true;
+    /** A signed-in user without a password set one. */
+    passwordSet: true;
+    /** A signed-in user removed their password; every other session ended. */
+    passwordRemoved: true;
   }
 }
 
