@@ -1,7 +1,7 @@
 /**
  * Gatehouse in the browser, for any framework: sign in (passkeys too, with {@link withPasskeys}),
  * sign out, the session, the user's sessions (list, revoke), and password accounts (sign up,
- * reset, change), all over `fetch` against the auth route. Nothing here imports server code or Node.js modules. Framework integrations
+ * reset, change the password or the address, set or remove a password), all over `fetch` against the auth route. Nothing here imports server code or Node.js modules. Framework integrations
  * (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
  * @module
  */
@@ -16,21 +16,30 @@ export type {
   WebAuthnBrowser,
 } from "./passkey.js";
 export {
+  type ChangeEmailFields,
   type ChangePasswordFields,
+  changeEmail,
   changePassword,
+  type EmailChangeRequested,
   type PasswordChanged,
   type PasswordLinkOptions,
+  type PasswordRemoved,
   type PasswordResetLink,
   type PasswordResetRequested,
   type PasswordResetResult,
   type PasswordRouteAnswer,
   type PasswordRouteOptions,
+  type PasswordSet,
+  type RemovePasswordFields,
   type ResetPasswordFields,
   readPasswordResetLink,
+  removePassword,
   requestPasswordReset,
   resetPassword,
+  type SetPasswordFields,
   type SignUpFields,
   type SignUpResult,
+  setPassword,
   signUp,
 } from "./password.js";
 export {

@@ -1,6 +1,7 @@
 /**
  * Password accounts from the app's own pages (the password provider, docs/passwords.md): sign up,
- * ask for a reset, choose a new password with the emailed link, change the password. Each call
+ * ask for a reset, choose a new password with the emailed link, change the password, change the
+ * address, set or remove a password. Each call
  * fetches the CSRF token, posts JSON to `<basePath>/<route>/<provider>` and turns a refusal into an
  * {@link AuthRouteError} with the route's stable `error` and what it tells the user (`detail`).
  * Passwords travel in the request body only: nothing here logs, keeps or reports one.
@@ -51,6 +52,18 @@ export type PasswordResetRequested = PasswordRouteAnswer<"resetSent">;
 /** What {@link changePassword} resolves to. */
 export type PasswordChanged = PasswordRouteAnswer<"passwordChanged">;
 
+/**
+ * What {@link changeEmail} resolves to, the same whether or not another user holds the address:
+ * nothing has changed yet, the link mailed to the new address makes the change.
+ */
+export type EmailChangeRequested = PasswordRouteAnswer<"emailChangeSent">;
+
+/** What {@link setPassword} resolves to. */
+export type PasswordSet = PasswordRouteAnswer<"passwordSet">;
+
+/** What {@link removePassword} resolves to. */
+export type PasswordRemoved = PasswordRouteAnswer<"passwordRemoved">;
+
 /** What {@link resetPassword} resolves to: the browser is signed in. */
 export interface PasswordResetResult {
   ok: true;
@@ -84,6 +97,25 @@ export type ResetPasswordFields =
 export interface ChangePasswordFields {
   currentPassword: string;
   newPassword: string;
+}
+
+/**
+ * What {@link changeEmail} takes: the new address, and the current password when the account
+ * has one (an account without one needs a sign-in from the last ten minutes instead).
+ */
+export interface ChangeEmailFields {
+  newEmail: string;
+  currentPassword?: string | undefined;
+}
+
+/** What {@link setPassword} takes. */
+export interface SetPasswordFields {
+  password: string;
+}
+
+/** What {@link removePassword} takes. */
+export interface RemovePasswordFields {
+  currentPassword: string;
 }
 
 /** The token and address an emailed reset link carries: what {@link readPasswordResetLink} reads. */
@@ -290,4 +322,96 @@ export async function changePassword(
   );
   sessionChanged();
   return changed;
+}
+
+/**
+ * Asks to move the signed-in user to another address (`POST <basePath>/change-email/<provider>`):
+ * a single-use link, valid for an hour, goes to the new address, and the change is made when it
+ * is opened and confirmed there (on the auth route's own page); then every session of the user
+ * ends. Resolves the same whether or not another user holds the address (that address is told,
+ * with no link), so the answer tells nobody who has an account.
+ *
+ * Rejects with an {@link AuthRouteError}: `InvalidEmail`, `SameEmail`, `WrongPassword` (counted
+ * as a failed sign-in of the account), `ReauthenticationRequired` for an account without a
+ * password whose sign-in is older than ten minutes (sign in again, then ask), `Unauthenticated`
+ * (401) when nobody is signed in, `RateLimited`.
+ *
+ * @example
+ * ```ts
+ * import { changeEmail } from "@gatehousejs/core/client";
+ *
+ * const { message } = await changeEmail({ newEmail: "ada@example.org", currentPassword: "my long passphrase" });
+ * ```
+ */
+export async function changeEmail(
+  fields: ChangeEmailFields,
+  options: PasswordRouteOptions = {},
+): Promise<EmailChangeRequested> {
+  const { newEmail, currentPassword } = fields;
+  requireStrings("changeEmail", {
+    newEmail,
+    ...(currentPassword === undefined ? {} : { currentPassword }),
+  });
+  const body: Record<string, unknown> = { email: newEmail };
+  if (currentPassword !== undefined) body.currentPassword = currentPassword;
+  const what = "to the email change";
+  return accepted(await post("change-email", what, options, body), "emailChangeSent", what);
+}
+
+/**
+ * Gives the signed-in user a password (`POST <basePath>/set-password/<provider>`), for an
+ * account that signs in another way (OAuth, an email link, a passkey): it then also signs in
+ * with its address and this password. No session ends; the address is told.
+ *
+ * Rejects with an {@link AuthRouteError}: `PasswordExists` (change it with
+ * {@link changePassword} instead), `EmailUnproven`, `ReauthenticationRequired` when the sign-in
+ * is older than ten minutes, the policy's refusals as {@link signUp}'s, `Unauthenticated` (401).
+ *
+ * @example
+ * ```ts
+ * import { setPassword } from "@gatehousejs/core/client";
+ *
+ * await setPassword({ password: "a long passphrase of mine" });
+ * ```
+ */
+export async function setPassword(
+  fields: SetPasswordFields,
+  options: PasswordRouteOptions = {},
+): Promise<PasswordSet> {
+  const { password } = fields;
+  requireStrings("setPassword", { password });
+  const what = "to setting a password";
+  return accepted(await post("set-password", what, options, { password }), "passwordSet", what);
+}
+
+/**
+ * Removes the signed-in user's password (`POST <basePath>/remove-password/<provider>`), with the
+ * current one. Every other session of the user ends; this browser's goes on (under a new id) and
+ * the address is told.
+ *
+ * Rejects with an {@link AuthRouteError}: `LastWayIn` unless the user surely keeps another way
+ * in (a passkey, a proven address with an email sign-in provider, an OAuth account),
+ * `WrongPassword`, `NoPassword`, `Unauthenticated` (401), `RateLimited`.
+ *
+ * @example
+ * ```ts
+ * import { removePassword } from "@gatehousejs/core/client";
+ *
+ * await removePassword({ currentPassword: "my long passphrase" });
+ * ```
+ */
+export async function removePassword(
+  fields: RemovePasswordFields,
+  options: PasswordRouteOptions = {},
+): Promise<PasswordRemoved> {
+  const { currentPassword } = fields;
+  requireStrings("removePassword", { currentPassword });
+  const what = "to removing the password";
+  const removed = accepted(
+    await post("remove-password", what, options, { currentPassword }),
+    "passwordRemoved",
+    what,
+  );
+  sessionChanged();
+  return removed;
 }
