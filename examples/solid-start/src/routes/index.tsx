@@ -165,6 +165,13 @@ export default function Home() {
             every other browser signed in to it is signed out.
           </li>
           <li>
+            <A href="/account" data-testid="home-account">
+              Account
+            </A>
+            : change your email address with <code>changeEmail()</code>: a link goes to the new
+            address, and the change is made when it is confirmed.
+          </li>
+          <li>
             <A href="/sessions" data-testid="home-sessions">
               Your sessions
             </A>
