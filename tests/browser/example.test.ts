@@ -535,6 +535,28 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     expect(await page.locator("h1").textContent()).toBe("Sign up");
   });
 
+  // Changing the address end to end is tests/browser/password-email.test.ts; here, the page.
+  test("Account asks to sign in first, then refuses the account's own address as the new one", async () => {
+    const page = await newPage();
+    await open(page);
+    await tour.click(page, "home-account");
+    await page.waitForURL(at("/account"));
+    await tour.click(page, "account-sign-in");
+    await onSignInPage(page, "/account");
+    await submitPassword(page);
+    await page.waitForURL(at("/account"));
+    expect(await page.getByTestId("account-email").textContent()).toBe(DEMO_ACCOUNT.email);
+    // The demo account has no password: a fresh sign-in is its proof, and the field stays empty.
+    await page.getByTestId("account-new-email").fill(DEMO_ACCOUNT.email);
+    await tour.click(page, "account-change-email");
+    await expect
+      .poll(() => page.getByTestId("account-message").textContent())
+      .toBe("This is already your account's address.");
+    await tour.click(page, "nav-home");
+    await tour.click(page, "sign-out");
+    await expect.poll(() => status(page).textContent()).toBe(signedOutText);
+  });
+
   test("an unknown page says so and leads home", async () => {
     const page = await newPage();
     const answer = await page.goto(at("/no-such-page"));
