@@ -8,12 +8,15 @@ import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import * as core from "@gatehousejs/core/client";
 import {
   AuthRouteError,
+  changeEmail,
   changePassword,
   configureClient,
   createSession,
   readPasswordResetLink,
+  removePassword,
   requestPasswordReset,
   resetPassword,
+  setPassword,
   signIn,
   signOut,
   signUp,
@@ -88,6 +91,9 @@ test("the password functions are core's, re-exported", () => {
   expect(resetPassword).toBe(core.resetPassword);
   expect(changePassword).toBe(core.changePassword);
   expect(readPasswordResetLink).toBe(core.readPasswordResetLink);
+  expect(changeEmail).toBe(core.changeEmail);
+  expect(setPassword).toBe(core.setPassword);
+  expect(removePassword).toBe(core.removePassword);
   expect(AuthRouteError).toBe(core.AuthRouteError);
 });
 
