@@ -353,3 +353,10 @@ describe("pwnedPasswordsRange refuses malformed options, naming them", () => {
     }
   });
 });
+
+describe("the package's entry", () => {
+  test("@gatehousejs/core/providers/password exports the range check the policy takes", async () => {
+    const entry = await import("@gatehousejs/core/providers/password");
+    expect(entry.pwnedPasswordsRange).toBe(pwnedPasswordsRange);
+  });
+});

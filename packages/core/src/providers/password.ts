@@ -19,6 +19,12 @@ import { resolvePasswordPolicy } from "../lib/features/password/policy.js";
 // now so that the sign-in page knows it before any password request.
 import "../lib/features/password/errors.js";
 
+export {
+  type BreachCheck,
+  type BreachCheckReport,
+  type PwnedPasswordsRangeOptions,
+  pwnedPasswordsRange,
+} from "../lib/features/password/breach.js";
 export { EmailNotVerified } from "../lib/features/password/errors.js";
 export type {
   FieldsSchema,
