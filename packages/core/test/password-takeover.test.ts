@@ -65,7 +65,7 @@ describe("the owner signs in with OAuth, the provider vouching for the address",
 });
 
 describe("the owner signs in with an email link", () => {
-  test("with an adapter that lists accounts, the link is refused: the password account is another way in", async () => {
+  test("with an adapter that lists accounts, the link adopts the user: a pending password is no way in, and it is void", async () => {
     const mails: URL[] = [];
     const w = passwordWorld({
       providers: [Email({ sendVerificationRequest: ({ url }) => void mails.push(new URL(url)) })],
@@ -77,9 +77,31 @@ describe("the owner signs in with an email link", () => {
       form: { csrfToken: await csrfToken(w.config, victim), email: VICTIM },
     });
     const response = await followLink(w.config, victim, mails.at(-1)!);
+    expect(response.headers.get("location")).toBe(ORIGIN);
+    expect(await w.signedInAs(victim)).toBe(VICTIM);
+    expect((await w.adapter.getUserByEmail(VICTIM))!.emailVerified).toBeInstanceOf(Date);
+    // The attacker's password never opens the account the owner now holds.
+    expect((await w.signIn(new Jar(), VICTIM, PASSWORD)).headers.get("location")).toBe(WRONG);
+    expect((await w.account(VICTIM))!.passwordHash).toBeNull();
+  });
+
+  test("a confirmed password is still another way in: the link is refused", async () => {
+    const mails: URL[] = [];
+    const w = passwordWorld({
+      providers: [Email({ sendVerificationRequest: ({ url }) => void mails.push(new URL(url)) })],
+    });
+    // The user's password is confirmed, but the address is unproven again (an import, say).
+    await w.verifiedUser(VICTIM);
+    const user = (await w.adapter.getUserByEmail(VICTIM))!;
+    await w.adapter.updateUser({ id: user.id, emailVerified: null });
+    const visitor = new Jar();
+    const { csrfToken } = await import("./helpers.js");
+    await send(w.config, visitor, "/auth/signin/email", {
+      form: { csrfToken: await csrfToken(w.config, visitor), email: VICTIM },
+    });
+    const response = await followLink(w.config, visitor, mails.at(-1)!);
     expect(response.headers.get("location")).toBe(signInError("OAuthAccountNotLinked"));
-    expect(await w.signedInAs(victim)).toBeNull();
-    expect((await w.adapter.getUserByEmail(VICTIM))!.emailVerified).toBeNull();
+    expect(await w.signedInAs(visitor)).toBeNull();
   });
 
   test("where the link adopts the user, the attacker's password is void and the attacker signed out", async () => {

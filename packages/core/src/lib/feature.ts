@@ -11,7 +11,9 @@
  * - `steps`: what a sign-in passes after the `signIn` callback and before its session;
  * - `sessionGuard`: the JWT session's revocation check and records (./session/guard.ts);
  * - `sessionClaims`: claims a new JWT session starts with;
- * - `signOutTarget`: where a sign-out goes on to (a provider's end-session page).
+ * - `signOutTarget`: where a sign-out goes on to (a provider's end-session page);
+ * - `provesNothing`: accounts that are no way in of their own (a password chosen at a sign-up
+ *   nobody confirmed), which the adoption checks of address proofs set aside.
  *
  * A feature's code loads when a request first needs it: a part whose work is heavy wraps a
  * dynamic import (./moments.ts `lazyListener`).
@@ -24,7 +26,7 @@ import type { RouteDeclaration } from "./routes/define.js";
 import type { SessionGuard } from "./session/guard.js";
 import type { ResponseInternal } from "./types/config.js";
 import type { InternalProvider } from "./types/internal.js";
-import type { Account, JWT } from "./types/models.js";
+import type { Account, AdapterAccount, JWT } from "./types/models.js";
 import type { Listener, SignInStep } from "./types/moments.js";
 
 /** Claims a new JWT session starts with, before the `jwt` callback sees it. */
@@ -48,6 +50,13 @@ export interface FeatureParts {
   sessionClaims?: SessionClaims;
   /** Where POST /signout sends the browser next, if anywhere (one feature at most). */
   signOutTarget?: (ctx: Context) => Promise<SignOutTarget | undefined>;
+  /**
+   * Whether a stored account of this feature proves nothing about who holds the user: a way in
+   * nobody has confirmed (a password chosen at a sign-up whose address is unproven). An address
+   * proof that would adopt a user holding only such accounts (and its own) does; the feature
+   * then voids them when it hears `emailVerified`.
+   */
+  provesNothing?: (account: AdapterAccount) => boolean;
 }
 
 /** What a sign-in method does for its providers (./sign-in/<method>/). */
@@ -127,6 +136,8 @@ export interface Parts {
   sessionGuard: SessionGuard | undefined;
   sessionClaims: readonly SessionClaims[];
   signOutTarget: FeatureParts["signOutTarget"];
+  /** True for an account some feature says proves nothing (see {@link FeatureParts}). */
+  provesNothing: (account: AdapterAccount) => boolean;
 }
 
 let installed: readonly Feature[] = [];
@@ -178,6 +189,7 @@ function build(config: ResolvedConfig): Parts {
   const sessionClaims: SessionClaims[] = [];
   let sessionGuard: SessionGuard | undefined;
   let signOutTarget: FeatureParts["signOutTarget"];
+  const unproven: ((account: AdapterAccount) => boolean)[] = [];
   for (const feature of installed) {
     const own = feature.equip?.(config);
     if (!own) continue;
@@ -192,8 +204,10 @@ function build(config: ResolvedConfig): Parts {
       if (signOutTarget) throw new TypeError(`Two features redirect sign-outs (${feature.name})`);
       signOutTarget = own.signOutTarget;
     }
+    if (own.provesNothing) unproven.push(own.provesNothing);
   }
-  return { listeners, steps, sessionGuard, sessionClaims, signOutTarget };
+  const provesNothing = (account: AdapterAccount) => unproven.some((test) => test(account));
+  return { listeners, steps, sessionGuard, sessionClaims, signOutTarget, provesNothing };
 }
 
 /** What the installed features add to `config`, worked out on first use. */

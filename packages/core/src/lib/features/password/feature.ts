@@ -19,6 +19,7 @@ import resetPassword from "./route-reset.js";
 import setPassword from "./route-set-password.js";
 import signup from "./route-signup.js";
 import verifyEmail from "./route-verify.js";
+import { provesNothing } from "./store.js";
 
 const voidPending = lazyListener(
   ["emailVerified"],
@@ -44,6 +45,11 @@ export const passwordFeature = {
     if (providers.length === 0) return undefined;
     checkPasswordConfig(config, providers);
     warnIfSessionsSurvive(config, providers);
-    return { listeners: [voidPending] };
+    const ids = new Set(providers.map((p) => p.id));
+    return {
+      listeners: [voidPending],
+      // A pending password is no way in: an email link proving the address may adopt the user.
+      provesNothing: (account) => provesNothing(account, ids),
+    };
   },
 } satisfies Feature;

@@ -101,6 +101,18 @@ export async function passwordAccount(
   };
 }
 
+/**
+ * Whether `account` is a password account of one of `providerIds` that proves nothing about who
+ * holds the user: its password is pending (chosen at a sign-up nobody confirmed) or gone. An
+ * address proof sets such an account aside when it decides whether it may adopt the user
+ * (./feature.ts), and the pending password is then voided (./void.ts).
+ */
+export function provesNothing(account: AdapterAccount, providerIds: ReadonlySet<string>): boolean {
+  if (account.type !== PASSWORD_TYPE || !providerIds.has(account.provider)) return false;
+  const stored = parseStored(account.passwordHash);
+  return stored === null || stored.pending;
+}
+
 function parseStored(value: unknown): StoredPassword | null {
   if (typeof value !== "string" || value === "" || value === PENDING) return null;
   const pending = value.startsWith(PENDING);

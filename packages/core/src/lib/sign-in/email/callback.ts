@@ -10,6 +10,7 @@ import { capabilitiesOf, mayHoldOtherAccount } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
+import { partsOf } from "../../feature.js";
 import {
   type AfterAddressProof,
   endSessionsOnAddressProof,
@@ -100,7 +101,12 @@ async function mayAdopt(
   if ((await signedInUser(ctx))?.id === user.id) return true;
   if (mayHoldUnendingSessions(ctx.config)) return false;
   const [holdsOther, authenticators] = await Promise.all([
-    mayHoldOtherAccount(ctx.config, user.id, (a) => isLinkAccount(a, provider.id, address)),
+    mayHoldOtherAccount(
+      ctx.config,
+      user.id,
+      // This link's own account, and what a feature says proves nothing (a pending password).
+      (a) => isLinkAccount(a, provider.id, address) || partsOf(ctx.config).provesNothing(a),
+    ),
     capabilitiesOf(ctx.config).listAuthenticators?.(user.id),
   ]);
   if (authenticators && authenticators.length > 0) return false;
