@@ -260,3 +260,19 @@ export const tokenKey = (token: Pick<VerificationToken, "identifier" | "token">)
   identifier: token.identifier,
   token: token.token,
 });
+
+/**
+ * Why `runAdapterTests` skips case `c` for `adapter`, or `undefined` when it runs: its name or a
+ * method it calls is in `options.skip`, or it calls an optional method the adapter lacks.
+ */
+export function skipReason(
+  c: Case,
+  skip: ReadonlySet<string>,
+  adapter: Adapter,
+): string | undefined {
+  if (skip.has(c.name)) return "its name is in options.skip";
+  const method = c.uses.find((m) => skip.has(m));
+  if (method) return `it calls adapter.${method}, which is in options.skip`;
+  const optional = c.uses.find((m) => optionalMethods.has(m) && typeof adapter[m] !== "function");
+  return optional && `it calls adapter.${optional}, which is optional and not implemented`;
+}

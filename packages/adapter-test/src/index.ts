@@ -3,7 +3,6 @@
  * revocation store, a security-event store or a rate-limit store against theirs.
  * @module
  */
-import type { Adapter } from "@gatehousejs/core/adapters";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { accountListing } from "./cases/account-listing.js";
 import { accountRefresh } from "./cases/account-refresh.js";
@@ -26,6 +25,7 @@ import {
   type Group,
   missingAdvice,
   optionalMethods,
+  skipReason,
 } from "./context.js";
 import type { AdapterMethod, AdapterTestOptions } from "./options.js";
 
@@ -83,14 +83,6 @@ const groups: readonly Group[] = [
 export const adapterTestNames: readonly string[] = groups.flatMap((g) =>
   g.cases.map((c) => c.name),
 );
-
-function skipReason(c: Case, skip: ReadonlySet<string>, adapter: Adapter): string | undefined {
-  if (skip.has(c.name)) return "its name is in options.skip";
-  const method = c.uses.find((m) => skip.has(m));
-  if (method) return `it calls adapter.${method}, which is in options.skip`;
-  const optional = c.uses.find((m) => optionalMethods.has(m) && typeof adapter[m] !== "function");
-  return optional && `it calls adapter.${optional}, which is optional and not implemented`;
-}
 
 /**
  * Registers vitest `describe`/`test` blocks that check `options.adapter` against every method of
