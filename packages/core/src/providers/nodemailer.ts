@@ -4,6 +4,7 @@
  */
 import { signInEmail } from "../lib/sign-in/email/message.js";
 import type { EmailConfig } from "../lib/types/providers.js";
+import { env, transport } from "./_shared/smtp.js";
 
 export type { EmailConfig } from "../lib/types/providers.js";
 
@@ -16,33 +17,6 @@ export interface NodemailerOptions extends Partial<Omit<EmailConfig, "type">> {
   server?: string | Record<string, unknown>;
   /** Sender. Default: `AUTH_NODEMAILER_FROM`, else `EMAIL_FROM`, else `Gatehouse <no-reply@localhost>`. */
   from?: string;
-}
-
-function env(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
-    name
-  ];
-}
-
-type Transporter = {
-  sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[] }>;
-};
-const transports = new Map<string, Transporter>();
-
-async function transport(server: string | Record<string, unknown>): Promise<Transporter> {
-  const key = typeof server === "string" ? server : JSON.stringify(server);
-  let found = transports.get(key);
-  if (!found) {
-    const nodemailer = (await import("nodemailer")) as unknown as {
-      default?: { createTransport(options: unknown): Transporter };
-      createTransport?(options: unknown): Transporter;
-    };
-    const create = nodemailer.default?.createTransport ?? nodemailer.createTransport;
-    if (!create) throw new Error("nodemailer is not installed");
-    found = create(server);
-    transports.set(key, found);
-  }
-  return found;
 }
 
 /**

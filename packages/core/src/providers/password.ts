@@ -14,6 +14,7 @@ import type {
   PasswordOptions,
 } from "../lib/features/password/options.js";
 import { resolvePasswordPolicy } from "../lib/features/password/policy.js";
+import { env, transport } from "./_shared/smtp.js";
 
 // What password accounts add to the open lists, and their error (EmailNotVerified), registered
 // now so that the sign-in page knows it before any password request.
@@ -36,34 +37,6 @@ export type {
 export type { PasswordPolicyOptions } from "../lib/features/password/policy.js";
 export type {} from "../lib/features/password/types.js";
 export { passwordEmail };
-
-function env(name: string): string | undefined {
-  return (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[
-    name
-  ];
-}
-
-type Transporter = {
-  sendMail(message: Record<string, unknown>): Promise<{ rejected?: unknown[] }>;
-};
-const transports = new Map<string, Transporter>();
-
-/** A nodemailer transport per server, made on first use; the only import of `nodemailer`. */
-async function transport(server: string | Record<string, unknown>): Promise<Transporter> {
-  const key = typeof server === "string" ? server : JSON.stringify(server);
-  let found = transports.get(key);
-  if (!found) {
-    const nodemailer = (await import("nodemailer")) as unknown as {
-      default?: { createTransport(options: unknown): Transporter };
-      createTransport?(options: unknown): Transporter;
-    };
-    const create = nodemailer.default?.createTransport ?? nodemailer.createTransport;
-    if (!create) throw new Error("nodemailer is not installed");
-    found = create(server);
-    transports.set(key, found);
-  }
-  return found;
-}
 
 /** The default `sendEmail`: over SMTP, settings read when the first email is sent. */
 function smtp(options: PasswordOptions): (email: PasswordEmail) => Promise<void> {
