@@ -6,21 +6,13 @@
  * reset, the app's "Change password" page, and a sign-in with the new password. After the first
  * address, every page is reached by clicking what the pages show.
  */
-import { readdir, readFile } from "node:fs/promises";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Demo } from "../../examples/solid-start/scripts/demo.mjs";
 import { chromiumPath, launch } from "./chromium.js";
 import { removeDataDir, startExample } from "./example-app.js";
+import * as mailbox from "./mailbox.js";
 import { Tour } from "./tour.js";
-
-/** A message as the demo's SMTP capture keeps it (scripts/demo-services.mjs). */
-interface CapturedMail {
-  to: string[];
-  subject: string;
-  text: string;
-}
 
 describe.skipIf(!chromiumPath)(
   "password accounts in the SolidStart example",
@@ -53,38 +45,11 @@ describe.skipIf(!chromiumPath)(
     const field = (name: string) => `#input-${name}-for-${provider}-provider`;
 
     /** Every captured message to `to`, oldest first. */
-    async function mailTo(to: string): Promise<CapturedMail[]> {
-      const names = (await readdir(app.mailboxDir).catch(() => [] as string[]))
-        .filter((name) => name.endsWith(".json"))
-        .sort();
-      const messages: CapturedMail[] = [];
-      for (const name of names) {
-        const message = JSON.parse(await readFile(join(app.mailboxDir, name), "utf8"));
-        if ((message as CapturedMail).to.includes(to)) messages.push(message);
-      }
-      return messages;
-    }
+    const mailTo = (to: string) => mailbox.mailTo(app.mailboxDir, to);
 
-    /**
-     * The link of the newest message to `to` whose subject matches, once it arrived: the link on
-     * this app's `route`, as the person's mail program shows it.
-     */
-    async function mailedLink(to: string, subject: RegExp, route: string): Promise<string> {
-      let link: string | undefined;
-      await expect
-        .poll(
-          async () => {
-            const message = (await mailTo(to)).filter((m) => subject.test(m.subject)).at(-1);
-            link = message?.text
-              .match(/https?:\/\/[^\s<>"]+/g)
-              ?.find((url) => new URL(url).pathname === `/api/auth/${route}/${provider}`);
-            return link;
-          },
-          { timeout: 15_000 },
-        )
-        .toBeDefined();
-      return link!;
-    }
+    /** The link on this app's `route` in the newest matching message to `to`. */
+    const mailedLink = (to: string, subject: RegExp, route: string) =>
+      mailbox.mailedLink(app.mailboxDir, to, subject, `/api/auth/${route}/${provider}`);
 
     /** From the demo's home page, signed out: the built-in sign-in page, the password form, home. */
     async function signIn(page: Page, email: string, password: string): Promise<void> {
