@@ -26,6 +26,76 @@ import {
 const FORM_PROVIDER_IDS: readonly string[] = ["credentials", "password"];
 
 /**
+ * How `signIn` reaches a provider: a form post to `callback/<id>`, the passkey ceremony, or a
+ * form post to `signin/<id>`.
+ */
+type SignInRoute = "callback" | "passkey" | "signin";
+
+/** The route of a provider, by its `type` in the auth route's provider list. */
+function routeOfType(type: unknown): SignInRoute {
+  if (type === "credentials" || type === "password") return "callback";
+  if (type === "webauthn") return "passkey";
+  return "signin";
+}
+
+/**
+ * The route of each provider in the body of `GET <basePath>/providers`
+ * (`{ [id]: { id, name, type, … } }`), or `undefined` when the body is not such a list.
+ */
+function routesOfProviderList(body: unknown): ReadonlyMap<string, SignInRoute> | undefined {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
+  const routes = new Map<string, SignInRoute>();
+  for (const [id, entry] of Object.entries(body)) {
+    if (typeof entry !== "object" || entry === null) continue;
+    routes.set(id, routeOfType((entry as { type?: unknown }).type));
+  }
+  return routes;
+}
+
+/** Asks the auth route for its provider list; `undefined` when it could not be had. */
+async function fetchProviderRoutes(
+  base: string,
+): Promise<ReadonlyMap<string, SignInRoute> | undefined> {
+  try {
+    const response = await fetch(`${base}/providers`, {
+      headers: { Accept: "application/json" },
+      credentials: "same-origin",
+    });
+    if (!response.ok) return undefined;
+    return routesOfProviderList(await response.json());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The provider list of each base path, asked for once. A list that could not be had is
+ * forgotten, so a later call asks again; the promise never rejects.
+ */
+const providerRoutes = new Map<string, Promise<ReadonlyMap<string, SignInRoute> | undefined>>();
+
+function providerRoutesOf(base: string): Promise<ReadonlyMap<string, SignInRoute> | undefined> {
+  const cached = providerRoutes.get(base);
+  if (cached) return cached;
+  const pending = fetchProviderRoutes(base);
+  providerRoutes.set(base, pending);
+  void pending.then((routes) => {
+    if (routes === undefined && providerRoutes.get(base) === pending) providerRoutes.delete(base);
+  });
+  return pending;
+}
+
+/**
+ * The route of `provider`: core's default ids without a request; any other id by its type in
+ * the provider list, else (no list, or not in it) `signin`, where the server answers for it.
+ */
+async function routeOf(provider: string, base: string): Promise<SignInRoute> {
+  if (FORM_PROVIDER_IDS.includes(provider)) return "callback";
+  if (WEBAUTHN_PROVIDER_IDS.includes(provider)) return "passkey";
+  return (await providerRoutesOf(base))?.get(provider) ?? "signin";
+}
+
+/**
  * Options of {@link signIn}. Other fields (an email provider's `email`, the credentials of a
  * credentials provider, a password provider's `email` and `password`) are posted with the form,
  * as strings.
@@ -104,18 +174,25 @@ function resultOf(
 /**
  * Signs in with a provider.
  *
+ * What is posted depends on the provider's type. Under core's default ids (`"credentials"`,
+ * `"password"`, `"passkey"`, `"webauthn"`) the type is known without asking. For any other id
+ * the client reads the type from `GET <basePath>/providers` (once per base path; a list that
+ * could not be had is asked for again on the next call, and this call posts to `signin`).
+ *
  * - No provider: navigates to the sign-in page of the auth route.
- * - `"credentials"` or `"password"` (core's credentials and password providers): posts the other
- *   options to `<basePath>/callback/<provider>`. A password account whose address is not proven
- *   yet answers `error: "EmailNotVerified"` to its right password.
- * - `"passkey"` or `"webauthn"` (core's WebAuthn providers): the browser's passkey prompt, with
- *   the options of `<basePath>/webauthn-options/<provider>`, then its answer posted to
- *   `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey instead (as
- *   `registerPasskey()` does). This needs the `signIn` of {@link withPasskeys}, which holds the
- *   WebAuthn browser library and loads it for such a call only; the plain `signIn` of
- *   `@gatehousejs/core/client` rejects with a `TypeError` before any request.
- * - Any other provider: posts to `<basePath>/signin/<provider>` (an OAuth provider answers with
- *   its authorization URL, an email provider sends its link).
+ * - A credentials or password provider (`Credentials({ id: "ldap" })` as well as
+ *   `"credentials"`): posts the other options to `<basePath>/callback/<provider>`. A password
+ *   account whose address is not proven yet answers `error: "EmailNotVerified"` to its right
+ *   password.
+ * - A WebAuthn provider (`"passkey"`, `"webauthn"`, or any id of that type): the browser's
+ *   passkey prompt, with the options of `<basePath>/webauthn-options/<provider>`, then its answer
+ *   posted to `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey
+ *   instead (as `registerPasskey()` does). This needs the `signIn` of {@link withPasskeys}, which
+ *   holds the WebAuthn browser library and loads it for such a call only; the plain `signIn` of
+ *   `@gatehousejs/core/client` rejects with a `TypeError` before any request of the ceremony.
+ * - Any other provider (or one the provider list does not name): posts to
+ *   `<basePath>/signin/<provider>` (an OAuth provider answers with its authorization URL, an
+ *   email provider sends its link).
  *
  * With `redirect: false` the page stays and the promise resolves with the outcome; a wrong
  * password is `{ ok: false, error: "CredentialsSignin", code: "credentials" }`. Session sources
@@ -162,7 +239,8 @@ async function signInUsing(
     navigate(`${base}/signin?${new URLSearchParams({ callbackUrl: target })}`);
     return undefined;
   }
-  if (WEBAUTHN_PROVIDER_IDS.includes(provider)) {
+  const route = await routeOf(provider, base);
+  if (route === "passkey") {
     return passkeyCeremony(load, fields.action === "register" ? "register" : "authenticate", {
       provider,
       redirectTo: target,
@@ -170,9 +248,8 @@ async function signInUsing(
       basePath,
     });
   }
-  const action = FORM_PROVIDER_IDS.includes(provider) ? "callback" : "signin";
   const query = new URLSearchParams(authorizationParams).toString();
-  const url = `${base}/${action}/${encodeURIComponent(provider)}${query ? `?${query}` : ""}`;
+  const url = `${base}/${route}/${encodeURIComponent(provider)}${query ? `?${query}` : ""}`;
   const form: Record<string, string> = {};
   for (const [key, value] of Object.entries(fields)) {
     if (value !== undefined) form[key] = String(value);
@@ -212,8 +289,9 @@ function signInWith(load: LoadWebAuthnBrowser | undefined): SignIn {
 }
 
 /**
- * Signs in with a provider: see {@link SignIn}. Passkeys (`"passkey"`, `"webauthn"`) need the
- * `signIn` of {@link withPasskeys}; this one rejects them with a `TypeError`, before any request.
+ * Signs in with a provider: see {@link SignIn}. Passkeys (WebAuthn providers) need the `signIn`
+ * of {@link withPasskeys}; this one rejects them with a `TypeError`, before the ceremony's first
+ * request.
  */
 export const signIn: SignIn = /* @__PURE__ */ signInWith(undefined);
 

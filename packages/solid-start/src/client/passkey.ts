@@ -10,16 +10,23 @@ const passkeys = /* @__PURE__ */ withPasskeys(() => import("@simplewebauthn/brow
 /**
  * Signs in with a provider.
  *
+ * What is posted depends on the provider's type. Under core's default ids (`"credentials"`,
+ * `"password"`, `"passkey"`, `"webauthn"`) the type is known without asking. For any other id
+ * the client reads the type from `GET <basePath>/providers` (once per base path; a list that
+ * could not be had is asked for again on the next call, and this call posts to `signin`).
+ *
  * - No provider: navigates to the sign-in page of the auth route.
- * - `"credentials"` or `"password"` (core's credentials and password providers): posts the other
- *   options to `<basePath>/callback/<provider>`. A password account whose address is not proven
- *   yet answers `error: "EmailNotVerified"` to its right password.
- * - `"passkey"` or `"webauthn"` (core's WebAuthn providers): the browser's passkey prompt, with
- *   the options of `<basePath>/webauthn-options/<provider>`, then its answer posted to
- *   `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey instead (as
- *   `registerPasskey()` does). `@simplewebauthn/browser` is loaded for this call only.
- * - Any other provider: posts to `<basePath>/signin/<provider>` (an OAuth provider answers with
- *   its authorization URL, an email provider sends its link).
+ * - A credentials or password provider (`Credentials({ id: "ldap" })` as well as
+ *   `"credentials"`): posts the other options to `<basePath>/callback/<provider>`. A password
+ *   account whose address is not proven yet answers `error: "EmailNotVerified"` to its right
+ *   password.
+ * - A WebAuthn provider (`"passkey"`, `"webauthn"`, or any id of that type): the browser's
+ *   passkey prompt, with the options of `<basePath>/webauthn-options/<provider>`, then its answer
+ *   posted to `<basePath>/callback/<provider>`. `{ action: "register" }` makes a new passkey
+ *   instead (as `registerPasskey()` does). `@simplewebauthn/browser` is loaded for this call only.
+ * - Any other provider (or one the provider list does not name): posts to
+ *   `<basePath>/signin/<provider>` (an OAuth provider answers with its authorization URL, an
+ *   email provider sends its link).
  *
  * With `redirect: false` the page stays and the promise resolves with the outcome; a wrong
  * password is `{ ok: false, error: "CredentialsSignin", code: "credentials" }`. Sessions made by
