@@ -16,7 +16,9 @@ export type SignInFormContext = SignInPageForm;
 
 /** The password provider's block of the built-in sign-in page. */
 export function passwordSignInBlock(provider: InternalProvider, form: SignInFormContext): string {
-  // The callback URL is `<authUrl>/callback/<id>`: the other routes sit beside it.
+  // The callback URL is `<authUrl>/callback/<id>`: the other routes sit beside it. The links
+  // name the routes, not the app's own pages (`pages.signUp`, `pages.forgotPassword`): the block
+  // does not see the configuration, and the route's GET redirects there (./app-pages.ts).
   const authUrl = provider.callbackUrl.slice(0, provider.callbackUrl.lastIndexOf("/callback/"));
   const id = encodeURIComponent(provider.id);
   return renderPasswordSignInForm({

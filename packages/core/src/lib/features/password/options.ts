@@ -1,11 +1,42 @@
 /**
  * The password provider's configuration (docs/passwords.md): what `Password()` takes and what it
- * returns. Types only.
+ * returns, and the app's own pages it adds to `pages` (`signUp`, `forgotPassword`,
+ * `resetPassword`: ./app-pages.ts). Types only.
  */
 import type { PasswordHashOptions } from "../../crypto/password.js";
 import type { Awaitable } from "../../types/models.js";
 import type { CredentialInput, ProviderStyle } from "../../types/providers.js";
 import type { PasswordPolicyOptions } from "./policy.js";
+
+declare module "../../types/config.js" {
+  interface PagesOptions {
+    /**
+     * Your sign-up page, instead of the built-in one: `GET <basePath>/signup/<provider>` (the
+     * built-in sign-in page's "Create an account" link) redirects there with `provider` and
+     * `callbackUrl` in the query. It signs up with the client's `signUp`, which posts to that
+     * route. A path on the request's origin, or an absolute URL.
+     */
+    signUp?: string;
+    /**
+     * Your page that asks for a reset, instead of the built-in one: `GET
+     * <basePath>/forgot-password/<provider>` (the "Forgot your password?" links, the "your
+     * password was changed" email) redirects there with `provider`, `callbackUrl` and, when the
+     * link prefilled one, `email`. It asks with the client's `requestPasswordReset`.
+     */
+    forgotPassword?: string;
+    /**
+     * Your page that chooses the new password, instead of the built-in one. The emailed reset
+     * link still opens `<basePath>/reset-password/<provider>`, which spends nothing and redirects
+     * here (with `Referrer-Policy: no-referrer`) with `provider`, `token`, `email` and
+     * `callbackUrl`: what the client's `readPasswordResetLink` reads and `resetPassword` posts
+     * back. Opened without a token (where the built-in forgot page leads after a request), it
+     * gets `provider`, `callbackUrl` and the `email` if any: say to check the email (or, with
+     * `resetCode`, take the code). Serve it with `Referrer-Policy: no-referrer`: its URL holds the
+     * token.
+     */
+    resetPassword?: string;
+  }
+}
 
 /**
  * A schema in the Standard Schema v1 shape (https://standardschema.dev): zod, valibot, ArkType

@@ -1,6 +1,7 @@
 /**
- * GET /forgot-password/<password provider>: the page that asks for the address. POST (JSON or
- * form, CSRF-checked): a reset request, answered the same for every address.
+ * GET /forgot-password/<password provider>: the page that asks for the address (or a redirect to
+ * the app's, `pages.forgotPassword`). POST (JSON or form, CSRF-checked): a reset request,
+ * answered the same for every address.
  */
 import { defineRoute } from "../../routes/define.js";
 import { passwordRoute } from "./route-answer.js";
@@ -10,5 +11,9 @@ export default defineRoute({
   methods: ["GET", "POST"],
   provider: "required",
   csrf: "post",
-  load: () => passwordRoute("forgot-password"),
+  load: async () =>
+    (await import("./app-pages.js")).withAppPage(
+      "forgotPassword",
+      passwordRoute("forgot-password"),
+    ),
 });

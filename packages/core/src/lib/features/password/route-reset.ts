@@ -1,7 +1,8 @@
 /**
  * GET /reset-password/<password provider>: "check your email" without a token; with the emailed
- * link's token, the form that sets a new password (the GET spends nothing). POST (CSRF-checked)
- * spends the token and sets the password.
+ * link's token, the form that sets a new password (the GET spends nothing); either, a redirect to
+ * the app's page with `pages.resetPassword` (./app-pages.ts). POST (CSRF-checked) spends the
+ * token and sets the password.
  */
 import { defineRoute } from "../../routes/define.js";
 import { passwordRoute } from "./route-answer.js";
@@ -11,5 +12,6 @@ export default defineRoute({
   methods: ["GET", "POST"],
   provider: "required",
   csrf: "post",
-  load: () => passwordRoute("reset-password"),
+  load: async () =>
+    (await import("./app-pages.js")).withAppPage("resetPassword", passwordRoute("reset-password")),
 });

@@ -1,6 +1,7 @@
 /**
- * GET /signup/<password provider>: the sign-up page. POST: a sign-up (JSON or form, CSRF-checked),
- * answered the same whether or not the address already has an account.
+ * GET /signup/<password provider>: the sign-up page (or a redirect to the app's, `pages.signUp`).
+ * POST: a sign-up (JSON or form, CSRF-checked), answered the same whether or not the address
+ * already has an account.
  */
 import { defineRoute } from "../../routes/define.js";
 import { passwordRoute } from "./route-answer.js";
@@ -10,5 +11,5 @@ export default defineRoute({
   methods: ["GET", "POST"],
   provider: "required",
   csrf: "post",
-  load: () => passwordRoute("signup"),
+  load: async () => (await import("./app-pages.js")).withAppPage("signUp", passwordRoute("signup")),
 });
