@@ -1,4 +1,5 @@
 import { AuthRouteError, changeEmail, createSession } from "@gatehousejs/solid-start/client";
+import { A } from "@solidjs/router";
 import { createSignal, Match, Switch } from "solid-js";
 import SignInLink from "~/components/SignInLink";
 
@@ -7,7 +8,8 @@ import SignInLink from "~/components/SignInLink";
  * /api/auth/change-email/password` with the CSRF token). Nothing changes yet: a link goes to the
  * new address, and the address changes when it is opened and confirmed there; then every browser
  * signed in to the account is signed out, and the old address is told. An account with a
- * password gives it; one without needs a sign-in from the last ten minutes.
+ * password gives it; one without needs a sign-in from the last ten minutes. The "Password" page
+ * (./password.tsx) sets or removes the account's password.
  */
 export default function Account() {
   const auth = createSession();
@@ -100,6 +102,15 @@ export default function Account() {
               </form>
               <p class="muted" role="status" data-testid="account-message">
                 {message()}
+              </p>
+              <h2>Password</h2>
+              <p>
+                An account that signs in with an email link, a passkey or the OpenID provider can
+                also have a password, and lose it again:{" "}
+                <A href="/password" data-testid="account-password">
+                  set or remove a password
+                </A>
+                .
               </p>
             </>
           )}
