@@ -6,6 +6,7 @@
  * the attacker's user, or takes it over with the attacker's password voided and sessions ended.
  */
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
+import Credentials from "@gatehousejs/core/providers/credentials";
 import Email from "@gatehousejs/core/providers/email";
 import Passkey from "@gatehousejs/core/providers/passkey";
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
@@ -33,9 +34,15 @@ beforeAll(async () => {
 afterAll(() => op.close());
 
 describe("the owner signs in with OAuth, the provider vouching for the address", () => {
-  test("is never signed in to the attacker's user, even with allowDangerousEmailAccountLinking", async () => {
+  test("with a Credentials provider and no way to end sessions, is refused, even with allowDangerousEmailAccountLinking", async () => {
+    // Someone may be signed in through the app's own password check, which Gatehouse cannot
+    // see nor end: the squatted user is not adopted.
     const w = passwordWorld({
-      providers: twoIdps(op, { allowDangerousEmailAccountLinking: true }),
+      providers: [
+        ...twoIdps(op, { allowDangerousEmailAccountLinking: true }),
+        Credentials({ credentials: { username: {} }, authorize: () => null }),
+      ],
+      config: { session: { strategy: "jwt" } },
     });
     const attacker = new Jar();
     await w.signUp(attacker, VICTIM, PASSWORD);
@@ -53,14 +60,97 @@ describe("the owner signs in with OAuth, the provider vouching for the address",
     expect((await w.signIn(attacker, VICTIM, PASSWORD)).headers.get("location")).toBe(
       signInErrorUrl("EmailNotVerified"),
     );
+    // Such a configuration is warned at startup (password-sessions-not-ended): no proof of the
+    // address can adopt the user while a session nobody can end may exist.
+    expect(w.logger.warn).toHaveBeenCalledWith("password-sessions-not-ended", expect.any(Error));
+  });
+});
 
-    // The owner's way back: the verification mail, in the owner's own browser.
-    const { response: secured } = await w.follow(victim, w.lastLink(VICTIM), {
-      password: OTHER_PASSWORD,
-    });
-    expect(secured.headers.get("location")).toBe(ORIGIN);
+describe("the owner signs in with OAuth: the squatted user is taken over", () => {
+  test("takes the squatted user over: the attacker's password is void and its name gone", async () => {
+    const w = passwordWorld({ providers: twoIdps(op) });
+    await w.signUp(new Jar(), VICTIM, PASSWORD);
+    const squatted = (await w.adapter.getUserByEmail(VICTIM))!;
+    // A name the attacker chose (an app's sign-up fields may take one).
+    await w.adapter.updateUser({ id: squatted.id, name: "Attacker's pick" });
+
+    const victim = new Jar();
+    const response = await signInThrough(w.config, victim, "idp2");
+    expect(response.headers.get("location")).toBe(ORIGIN);
     expect(await w.signedInAs(victim)).toBe(VICTIM);
+    const owner = (await w.adapter.getUserByEmail(VICTIM))!;
+    expect(owner.id).toBe(squatted.id);
+    expect(owner.emailVerified).toBeInstanceOf(Date);
+    expect(owner.name).toBe(`User ${DEFAULT_ACCOUNT}`);
+    const accounts = await w.adapter.listAccountsByUserId(owner.id);
+    expect(accounts.map((a) => a.provider).sort()).toEqual(["idp2", "password"]);
+    // The pending password was voided, and it opens nothing.
+    expect((await w.account(VICTIM))!.passwordHash).toBeNull();
     expect((await w.signIn(new Jar(), VICTIM, PASSWORD)).headers.get("location")).toBe(WRONG);
+  });
+
+  test("signs out whoever signed in with the unconfirmed password", async () => {
+    const w = passwordWorld({
+      providers: twoIdps(op),
+      password: { requireEmailVerification: false },
+      config: { session: { strategy: "database" } },
+    });
+    const attacker = new Jar();
+    await w.signUp(attacker, VICTIM, PASSWORD);
+    await w.signIn(attacker, VICTIM, PASSWORD);
+    expect(await w.signedInAs(attacker)).toBe(VICTIM);
+
+    const victim = new Jar();
+    await signInThrough(w.config, victim, "idp2");
+    expect(await w.signedInAs(victim)).toBe(VICTIM);
+    expect(await w.signedInAs(attacker)).toBeNull();
+    expect((await w.signIn(new Jar(), VICTIM, PASSWORD)).headers.get("location")).toBe(WRONG);
+  });
+
+  test("a confirmed password is a way in of its own: refused, nothing changes", async () => {
+    const w = passwordWorld({ providers: twoIdps(op) });
+    await w.verifiedUser(VICTIM);
+    const user = (await w.adapter.getUserByEmail(VICTIM))!;
+    await w.adapter.updateUser({ id: user.id, emailVerified: null });
+
+    const response = await signInThrough(w.config, new Jar(), "idp2");
+    expect(response.headers.get("location")).toBe(signInError("OAuthAccountNotLinked"));
+    expectNoSessionCookie(response);
+    expect(await w.adapter.listAccountsByUserId(user.id)).toHaveLength(1);
+    expect((await w.adapter.getUser(user.id))!.emailVerified).toBeNull();
+    expect((await w.account(VICTIM))!.passwordHash).not.toMatch(/^pending\$/);
+    expect((await w.account(VICTIM))!.passwordHash).toBeTruthy();
+  });
+
+  test("a user that holds no account at all is refused, as in Auth.js", async () => {
+    const w = passwordWorld({ providers: twoIdps(op) });
+    const user = await w.adapter.createUser({
+      id: "by-hand",
+      email: VICTIM,
+      emailVerified: null,
+    });
+    const response = await signInThrough(w.config, new Jar(), "idp2");
+    expect(response.headers.get("location")).toBe(signInError("OAuthAccountNotLinked"));
+    expect(await w.adapter.listAccountsByUserId(user.id)).toEqual([]);
+  });
+
+  test("a provider that does not vouch for the address adopts nothing", async () => {
+    const unsure = await startOidcProvider({
+      claims: (id) => ({ email: `${id}@example.com`, email_verified: false, name: id }),
+    });
+    try {
+      const w = passwordWorld({ providers: twoIdps(unsure) });
+      await w.signUp(new Jar(), VICTIM, PASSWORD);
+      const squatted = (await w.adapter.getUserByEmail(VICTIM))!;
+      const victim = new Jar();
+      await signInThrough(w.config, victim, "idp2");
+      // Without a proven claim the address is not stored on a new user either: no takeover.
+      expect(await w.adapter.listAccountsByUserId(squatted.id)).toHaveLength(1);
+      expect((await w.adapter.getUser(squatted.id))!.emailVerified).toBeNull();
+      expect((await w.account(VICTIM))!.passwordHash).toMatch(/^pending\$/);
+    } finally {
+      await unsure.close();
+    }
   });
 });
 

@@ -90,12 +90,28 @@ export interface ResolveParams {
   notLinked: (message: string) => AuthError;
   /** The account's owner when the caller already looked it up (`null`: none), saving a query. */
   owner?: AdapterUser | null;
+  /**
+   * Takes over `user`, who holds the sign-in's address without having proven it, when the
+   * sign-in vouches for the address and the method says it may (./sign-in/adopt.ts): proves the
+   * address on the user and ends its sessions. Answers the adopted user (and, under the JWT
+   * strategy, the `sid` the new session takes), or `undefined` to refuse as without it.
+   */
+  adoptUnproven?: (user: AdapterUser) => Promise<Adopted | undefined>;
+}
+
+/** A user a sign-in took over: its address now proven. */
+export interface Adopted {
+  user: AdapterUser;
+  /** JWT strategy: the `sid` the revocation of the user's sessions spared for the new one. */
+  sessionId?: string;
 }
 
 /** The resolved user, and whether it was created by this sign-in. */
 export interface Resolution {
   user: AdapterUser;
   isNewUser: boolean;
+  /** When the sign-in adopted the user: the `sid` its new session takes. */
+  sessionId?: string;
 }
 
 type Store = Required<
@@ -246,6 +262,16 @@ export async function resolveUser(ctx: Context, params: ResolveParams): Promise<
   }
   const claim = params.claim ?? emailClaim(params.user.email, params.profile);
   const byEmail = claim.address ? await store.getUserByEmail(claim.address) : null;
+  if (byEmail && !byEmail.emailVerified && claim.verified && params.adoptUnproven) {
+    // A user nobody proved the address of, made by a sign-up nobody confirmed: the provider's
+    // proof of the address takes it over, as it would have created it (./sign-in/adopt.ts).
+    const adopted = await params.adoptUnproven(byEmail);
+    if (adopted) {
+      await link(ctx, store, adopted.user, params);
+      const { sessionId } = adopted;
+      return { user: adopted.user, isNewUser: false, ...(sessionId ? { sessionId } : {}) };
+    }
+  }
   if (byEmail) {
     // Linking by address needs the provider's trust (the flag) and a user whose claim on the
     // address is proven: an unproven claim must never end up owning the proven account.

@@ -6,20 +6,16 @@
  */
 
 import { requireCsrf } from "../../actions/csrf.js";
-import { capabilitiesOf, mayHoldOtherAccount } from "../../capabilities.js";
 import type { Context } from "../../context.js";
 import { randomUUID } from "../../crypto/hash.js";
 import { OAuthAccountNotLinked, Verification } from "../../errors.js";
-import { partsOf } from "../../feature.js";
 import {
   type AfterAddressProof,
   endSessionsOnAddressProof,
-  mayHoldUnendingSessions,
 } from "../../features/sessions/address-proof.js";
 import { announce } from "../../moments.js";
 import { renderEmailConfirmPage } from "../../pages/index.js";
 import { htmlResult, pageUrl, redirectResult } from "../../response.js";
-import { signedInUser } from "../../session/index.js";
 import { completeSignIn, type Settled } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type {
@@ -28,6 +24,7 @@ import type {
   AdapterUser,
   VerificationToken,
 } from "../../types/models.js";
+import { linkMayAdopt } from "../adopt.js";
 import { forgetBinding, openBinding } from "./code.js";
 import { type EmailInternalProvider, hashToken, tokenSecrets } from "./start.js";
 
@@ -81,37 +78,6 @@ const isLinkAccount = (account: AdapterAccount, providerId: string, address: str
   account.type === "email" &&
   account.provider === providerId &&
   account.providerAccountId === address;
-
-/**
- * Whether a link may sign in as `user`, who holds the address without having proven it
- * (`emailVerified` null). The link proves the address, not the user's other ways in: adopting a
- * user that holds any would let whoever added them in. Allowed when the browser is already
- * signed in as that user, or when the user holds nothing else: no account but this link's own
- * (`mayHoldOtherAccount` says what counts without `listAccountsByUserId`), no authenticator,
- * and no session that could not be ended once the address is proven (someone may have signed in
- * through a Credentials provider while nothing can end sessions). A failed listing throws: it
- * never adopts.
- */
-async function mayAdopt(
-  ctx: Context,
-  user: AdapterUser,
-  provider: EmailInternalProvider,
-  address: string,
-): Promise<boolean> {
-  if ((await signedInUser(ctx))?.id === user.id) return true;
-  if (mayHoldUnendingSessions(ctx.config)) return false;
-  const [holdsOther, authenticators] = await Promise.all([
-    mayHoldOtherAccount(
-      ctx.config,
-      user.id,
-      // This link's own account, and what a feature says proves nothing (a pending password).
-      (a) => isLinkAccount(a, provider.id, address) || partsOf(ctx.config).provesNothing(a),
-    ),
-    capabilitiesOf(ctx.config).listAuthenticators?.(user.id),
-  ]);
-  if (authenticators && authenticators.length > 0) return false;
-  return !holdsOther;
-}
 
 /**
  * The confirmation page a link opens: nothing is redeemed, no session is made. The token stays
@@ -204,7 +170,7 @@ async function finishSignIn(
   if (
     existing &&
     !existing.emailVerified &&
-    !(await mayAdopt(ctx, existing, provider, identifier))
+    !(await linkMayAdopt(ctx, existing, (a) => isLinkAccount(a, provider.id, identifier)))
   ) {
     throw new OAuthAccountNotLinked(
       "The email link is for an unverified user who has, or may have, other ways to sign in; sign in with one of them first",

@@ -5,12 +5,22 @@
 import { readState } from "../../checks.js";
 import type { Context } from "../../context.js";
 import { AuthError, OAuthAccountNotLinked, OAuthProfileParseError } from "../../errors.js";
+import { endSessionsOnAddressProof } from "../../features/sessions/address-proof.js";
+import { announce } from "../../moments.js";
 import { redirectResult } from "../../response.js";
 import { completeSignIn } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
-import type { Account, AdapterAccountType, Profile, User } from "../../types/models.js";
+import type {
+  Account,
+  Adapter,
+  AdapterAccountType,
+  AdapterUser,
+  Profile,
+  User,
+} from "../../types/models.js";
 import type { TokenSet } from "../../types/providers.js";
-import { type EmailClaim, emailClaim, resolveUser } from "../../users.js";
+import { type Adopted, type EmailClaim, emailClaim, resolveUser } from "../../users.js";
+import { providerMayAdopt } from "../adopt.js";
 import { callbackParams, runOAuthCallback } from "./flow.js";
 import { proxyTarget } from "./proxy.js";
 import { type OAuthInternalProvider, proxyFor } from "./start.js";
@@ -48,6 +58,32 @@ function defaultAccount(tokens: TokenSet): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of storedTokenFields) if (tokens[key] !== undefined) out[key] = tokens[key];
   return out;
+}
+
+/**
+ * Takes over a user that holds the address this provider vouches for without having proven it,
+ * when nothing but an unconfirmed sign-up made it (../adopt.ts): whoever made that sign-up is
+ * signed out, the address is proven, and the name and picture become the provider's (the
+ * sign-up's were chosen by whoever typed the address). A feature that holds an unconfirmed way
+ * in (a pending password) voids it when it hears `emailVerified`.
+ */
+async function adoptUnproven(
+  ctx: Context,
+  provider: OAuthInternalProvider,
+  squatted: AdapterUser,
+  profileUser: User,
+): Promise<Adopted | undefined> {
+  if (!(await providerMayAdopt(ctx, squatted))) return undefined;
+  const proven = await endSessionsOnAddressProof(ctx, squatted);
+  const user = await (ctx.config.adapter as Required<Adapter>).updateUser({
+    id: squatted.id,
+    emailVerified: new Date(),
+    name: profileUser.name ?? null,
+    image: profileUser.image ?? null,
+  });
+  await announce(ctx, "userUpdated", { user });
+  await announce(ctx, "emailVerified", { user, provider });
+  return { user, ...proven };
 }
 
 /**
@@ -159,7 +195,7 @@ export async function oauthCallback(
     gate: { user: owner ?? profileUser, account, profile },
     knownUserId: owner?.id,
     settle: async () => {
-      const { user, isNewUser } = await resolveUser(ctx, {
+      const { user, isNewUser, sessionId } = await resolveUser(ctx, {
         user: profileUser,
         account: stored,
         profile,
@@ -167,8 +203,9 @@ export async function oauthCallback(
         allowDangerousEmailAccountLinking: provider.allowDangerousEmailAccountLinking,
         notLinked: (message) => new OAuthAccountNotLinked(message),
         owner,
+        adoptUnproven: (squatted) => adoptUnproven(ctx, provider, squatted, profileUser),
       });
-      return { user, account, profile, isNewUser };
+      return { user, account, profile, isNewUser, ...(sessionId ? { sessionId } : {}) };
     },
   });
 }
