@@ -536,7 +536,7 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
   });
 
   // Changing the address end to end is tests/browser/password-email.test.ts; here, the page.
-  test("Account asks to sign in first, then refuses the account's own address as the new one", async () => {
+  test("Account asks to sign in first, then refuses the account's own address as the new one; its Password page refuses to remove a password the account lacks", async () => {
     const page = await newPage();
     await open(page);
     await tour.click(page, "home-account");
@@ -552,6 +552,22 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     await expect
       .poll(() => page.getByTestId("account-message").textContent())
       .toBe("This is already your account's address.");
+    // Its "Password" page (setting and removing end to end is tests/browser/password-set.test.ts):
+    // the demo account signs in through Credentials, so the Password provider has no password of
+    // its to remove, and a short one is refused by the policy.
+    await tour.click(page, "account-password");
+    await page.waitForURL(at("/password"));
+    expect(await page.getByTestId("password-email").textContent()).toBe(DEMO_ACCOUNT.email);
+    await page.getByTestId("password-current").fill(DEMO_ACCOUNT.password);
+    await tour.click(page, "password-remove");
+    await expect
+      .poll(() => page.getByTestId("password-message").textContent())
+      .toBe("This account has no password to remove.");
+    await page.getByTestId("password-new").fill("short");
+    await tour.click(page, "password-set");
+    await expect
+      .poll(() => page.getByTestId("password-message").textContent())
+      .toMatch(/^Use at least \d+ characters/);
     await tour.click(page, "nav-home");
     await tour.click(page, "sign-out");
     await expect.poll(() => status(page).textContent()).toBe(signedOutText);
