@@ -15,16 +15,21 @@
  * - `provesNothing`: accounts that are no way in of their own (a password chosen at a sign-up
  *   nobody confirmed), which the adoption checks of address proofs set aside.
  *
+ * A feature's error types (`errors`) are registered when the features are installed, before any
+ * request: the sign-in page knows their words, and answers know which may reach a client.
+ *
  * A feature's code loads when a request first needs it: a part whose work is heavy wraps a
  * dynamic import (./moments.ts `lazyListener`).
  */
 import type { ResolvedConfig } from "./config.js";
 import type { Context } from "./context.js";
+import { classifyErrorType, type ErrorType } from "./errors.js";
 import { eventsListener } from "./events.js";
+import { addSignInErrorMessage, type SignInErrorMessage } from "./pages/sign-in-errors.js";
 import { attachMethod, carried, providerMethod } from "./provider-method.js";
 import type { RouteDeclaration } from "./routes/define.js";
 import type { SessionGuard } from "./session/guard.js";
-import type { ResponseInternal } from "./types/config.js";
+import type { ResponseInternal, SignInPageErrorParam } from "./types/config.js";
 import type { InternalProvider } from "./types/internal.js";
 import type { Account, AdapterAccount, JWT } from "./types/models.js";
 import type { Listener, SignInStep } from "./types/moments.js";
@@ -118,9 +123,25 @@ export const withMethod: <P extends { type: string }>(provider: P, method: Metho
 export const carriedMethod = (provider: object): MethodDeclaration | undefined =>
   carried(provider) as MethodDeclaration | undefined;
 
+/**
+ * An error type a feature raises (its class and its `ErrorTypes` member live in the feature's
+ * folder): how answers treat it, and what the built-in sign-in page says for `?error=<type>`.
+ */
+export interface FeatureError {
+  type: ErrorType;
+  /** Its type may appear in a redirect's `?error=` (else the client reads `Configuration`). */
+  clientSafe?: boolean;
+  /** The client's mistake: logged at `warn`, never as the server's error. */
+  mistake?: boolean;
+  /** The sign-in page's words for it (a page that receives `?error=<type>`). */
+  signInMessage?: SignInErrorMessage;
+}
+
 export interface Feature {
   /** Its folder's name, for messages. */
   name: string;
+  /** The error types it raises (registered by {@link installFeatures}). */
+  errors?: readonly FeatureError[];
   /** Routes it adds to the handler (their names join `AuthAction`). */
   routes?: readonly RouteDeclaration[];
   /** The sign-in methods it brings (one per provider type at most, over all features). */
@@ -150,6 +171,13 @@ const loadedMethods = new WeakMap<MethodDeclaration, Promise<SignInMethod>>();
 export function installFeatures(features: readonly Feature[]): void {
   if (features === installed) return;
   installed = features;
+  for (const error of features.flatMap((f) => f.errors ?? [])) {
+    classifyErrorType(error.type, error);
+    // The page's list of values is open too (`SignInPageErrors`); a feature's type is one.
+    if (error.signInMessage) {
+      addSignInErrorMessage(error.type as SignInPageErrorParam, error.signInMessage);
+    }
+  }
   parts = new WeakMap();
   routeTable = undefined;
   methodTable = undefined;

@@ -1,10 +1,11 @@
 /**
  * The error a password sign-in adds: the right password for an account whose address is not yet
- * proven (with `revealUnverified`, the default). Registered when the provider's module is
- * imported, so the sign-in page knows the value before any password request.
+ * proven (with `revealUnverified`, the default). The feature's declaration lists it
+ * ({@link passwordErrors}): the kernel registers it when the features are installed, so the
+ * sign-in page knows the value before any password request.
  */
-import { classifyErrorType, type ErrorType, SignInError } from "../../errors.js";
-import { addSignInErrorMessage } from "../../pages/sign-in-errors.js";
+import { type ErrorType, SignInError } from "../../errors.js";
+import type { FeatureError } from "../../feature.js";
 
 declare module "../../errors.js" {
   interface ErrorTypes {
@@ -27,8 +28,13 @@ export class EmailNotVerified extends SignInError {
   override type: ErrorType = "EmailNotVerified";
 }
 
-classifyErrorType("EmailNotVerified", { clientSafe: true, mistake: true });
-addSignInErrorMessage(
-  "EmailNotVerified",
-  "Confirm your email address first: open the link we sent you when you signed up.",
-);
+/** The error types of the feature, as its declaration gives them to the kernel (./feature.ts). */
+export const passwordErrors: readonly FeatureError[] = [
+  {
+    type: "EmailNotVerified" as string as ErrorType,
+    clientSafe: true,
+    mistake: true,
+    signInMessage:
+      "Confirm your email address first: open the link we sent you when you signed up.",
+  },
+];

@@ -10,6 +10,7 @@
 import type { Feature } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
 import type { Moments } from "../../types/moments.js";
+import { passwordErrors } from "./errors.js";
 import { checkPasswordConfig, passwordProviders, warnIfSessionsSurvive } from "./requirements.js";
 import changePassword from "./route-change.js";
 import changeEmail from "./route-change-email.js";
@@ -30,6 +31,7 @@ const voidPending = lazyListener(
 
 export const passwordFeature = {
   name: "password",
+  errors: passwordErrors,
   routes: [
     signup,
     verifyEmail,
