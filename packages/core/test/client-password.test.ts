@@ -296,8 +296,9 @@ describe("resetting a forgotten password", () => {
 
     // Used once.
     const again = await refusal(resetPassword({ token, email, password: OTHER_PASSWORD }));
-    // The route answers a spent link with its error page's URL (`X-Auth-Return-Redirect`): 200.
-    expect(again).toMatchObject({ status: 200, error: "Verification", detail: undefined });
+    // A JSON client gets the refusal as JSON (the route's `jsonErrors`), in plain words.
+    expect(again).toMatchObject({ status: 400, error: "Verification" });
+    expect(again.detail).toMatch(/no longer valid/);
     expect(textOf(again)).not.toContain(OTHER_PASSWORD);
     expect(textOf(again)).not.toContain(token);
 
@@ -344,8 +345,8 @@ describe("resetting a forgotten password", () => {
     const error = await refusal(
       resetPassword({ token: "0".repeat(64), email: TAKEN, password: NEW_PASSWORD }),
     );
-    expect(error.error).toBe("Verification");
-    expect(error.detail).toBeUndefined();
+    expect(error).toMatchObject({ status: 400, error: "Verification" });
+    expect(error.detail).toMatch(/no longer valid/);
     expect(textOf(error)).not.toContain(NEW_PASSWORD);
   });
 

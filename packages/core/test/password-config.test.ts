@@ -99,7 +99,9 @@ describe("the routes", () => {
   test("answer only for a password provider", async () => {
     const config = credentialsConfig({ adapter: MemoryAdapter() });
     const response = await send(config, new Jar(), "/auth/signup/credentials");
-    expect(response.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Configuration`);
+    // The route declares its provider types: another type is the client's mistake.
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: "InvalidProvider" });
   });
 
   test("need a provider in the path", async () => {

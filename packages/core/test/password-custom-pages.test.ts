@@ -118,9 +118,10 @@ describe("pages.signUp and pages.forgotPassword", () => {
     const w = world({ emailSignIn: true });
     for (const route of ["signup", "forgot-password", "reset-password"]) {
       const answer = await send(w.config, new Jar(), `/auth/${route}/email?token=t&email=a%40b.c`);
-      // The route's own refusal (its error page), as without the options.
-      expect(answer.status).toBe(302);
-      expect(new URL(answer.headers.get("location")!).pathname).toBe("/auth/error");
+      // Refused before the route's action (its `providerTypes`), as without the options.
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get("location")).toBeNull();
+      expect(await answer.json()).toMatchObject({ error: "InvalidProvider" });
     }
   });
 });

@@ -141,7 +141,8 @@ async function rateLimitedAnswer(
   const retryAfter = String(error.retryAfter);
   const accept = ctx.req.headers.get("accept") ?? "";
   const wantsJson = accept.includes("application/json") && !accept.includes("text/html");
-  if (returnRedirect || wantsJson || ctx.req.action === "webauthn-options") {
+  const jsonRoute = routeNamed(ctx.req.action)?.jsonErrors === true && readsJson(ctx.req);
+  if (returnRedirect || wantsJson || jsonRoute || ctx.req.action === "webauthn-options") {
     const message = `Too many attempts. Try again in ${retryAfter} seconds.`;
     const body = { error: "RateLimited", message, retryAfter: error.retryAfter };
     return jsonResult(body, 429, { ...noStore, "Retry-After": retryAfter });
@@ -153,7 +154,8 @@ async function rateLimitedAnswer(
 
 /**
  * The provider named in the path, checked before the action runs: an unknown id (or one that
- * cannot be an id) is the client's mistake, as is a WebAuthn action for another provider type.
+ * cannot be an id) is the client's mistake, as is a route for another provider type (a route's
+ * `providerTypes`: the passkey options of a password provider).
  * A sign-in POST for an unknown provider goes back to the sign-in page, as with Auth.js.
  */
 function checkProviderSegment(req: RequestInternal, config: ResolvedConfig): void {
@@ -163,8 +165,9 @@ function checkProviderSegment(req: RequestInternal, config: ResolvedConfig): voi
   if (!provider) {
     throw new RequestRejection(400, "InvalidProvider", "No provider has the id given in the path");
   }
-  if (req.action === "webauthn-options" && provider.type !== "webauthn") {
-    throw new RequestRejection(400, "InvalidProvider", "This provider is not a WebAuthn provider");
+  const types = routeNamed(req.action)?.providerTypes;
+  if (types && !types.includes(provider.type)) {
+    throw new RequestRejection(400, "InvalidProvider", `This provider has no ${req.action} action`);
   }
 }
 
@@ -261,8 +264,39 @@ async function run(
     if (req.action === "session" && req.method === "POST") {
       return { result: jsonResult(null, 400), raw: resolved.raw };
     }
+    if (routeNamed(req.action)?.jsonErrors && readsJson(req)) {
+      return { result: await errorJson(error), raw: resolved.raw };
+    }
     return { result: await errorRedirect(ctx, error), raw: resolved.raw };
   }
+}
+
+/** Whether the client reads JSON: it posted JSON, or accepts JSON and not HTML. */
+function readsJson(req: RequestInternal): boolean {
+  const type = req.headers.get("content-type") ?? "";
+  if (type.split(";")[0]?.trim().toLowerCase() === "application/json") return true;
+  const accept = req.headers.get("accept") ?? "";
+  return accept.includes("application/json") && !accept.includes("text/html");
+}
+
+/**
+ * A failed action as JSON (a route with `jsonErrors`): the error's type where the client may see
+ * it (one `?error=` may carry, or the client's own mistake), else `Configuration`, with the words
+ * the sign-in page has for it; never the error's own message, which is for the log.
+ */
+async function errorJson(error: AuthError): Promise<ResponseInternal> {
+  const { type } = error;
+  const mistake = isClientMistake(error);
+  const shown = mistake || isClientError(error) ? type : "Configuration";
+  const { signInErrorMessage } = await import("./pages/sign-in-errors.js");
+  const message =
+    shown === "Configuration"
+      ? configurationMessage
+      : shown === "Verification"
+        ? "The link is no longer valid: it was used already, replaced by a newer one, or expired."
+        : signInErrorMessage(shown);
+  const status = mistake ? 400 : type === "AccessDenied" ? 403 : 500;
+  return jsonResult({ error: shown, message }, status, noStore);
 }
 
 /** An unknown path whose prefix is not `basePath` says which `basePath` is configured. */

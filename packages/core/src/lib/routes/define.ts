@@ -31,7 +31,19 @@ export interface RouteDeclaration<Name extends string = string> {
   provider: "no" | "optional" | "required";
   /** The methods allowed when a provider id is present, where they differ from `methods`. */
   providerMethods?: readonly ("GET" | "POST")[];
+  /**
+   * The provider types the path may name (a passkey route, a password route); another type is
+   * the client's mistake, refused before the action loads: 400 `InvalidProvider`.
+   */
+  providerTypes?: readonly string[];
   csrf: CsrfRule;
+  /**
+   * `true`: a JSON client (a JSON body, or `Accept: application/json` without `text/html`) gets
+   * an error the action throws as JSON, `{ error, message }` (400 for the client's mistakes, 500
+   * otherwise), instead of a redirect to the error page: routes that `fetch` calls (a feature's
+   * JSON API, as the password routes are) answer every refusal the same way.
+   */
+  jsonErrors?: boolean;
   /** The action, imported by the route's first request (or at load for the session routes). */
   load: () => Action | Promise<Action>;
 }

@@ -1,11 +1,10 @@
 /**
  * The error a password sign-in adds: the right password for an account whose address is not yet
  * proven (with `revealUnverified`, the default). The feature's declaration lists it
- * ({@link passwordErrors}): the kernel registers it when the features are installed, so the
+ * (`errors` in ./feature.ts, which must not import this file's augmentations): the kernel registers it when the features are installed, so the
  * sign-in page knows the value before any password request.
  */
 import { type ErrorType, SignInError } from "../../errors.js";
-import type { FeatureError } from "../../feature.js";
 
 declare module "../../errors.js" {
   interface ErrorTypes {
@@ -27,14 +26,3 @@ declare module "../../types/config.js" {
 export class EmailNotVerified extends SignInError {
   override type: ErrorType = "EmailNotVerified";
 }
-
-/** The error types of the feature, as its declaration gives them to the kernel (./feature.ts). */
-export const passwordErrors: readonly FeatureError[] = [
-  {
-    type: "EmailNotVerified" as string as ErrorType,
-    clientSafe: true,
-    mistake: true,
-    signInMessage:
-      "Confirm your email address first: open the link we sent you when you signed up.",
-  },
-];

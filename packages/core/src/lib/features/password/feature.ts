@@ -7,10 +7,10 @@
  * it needs (./requirements.ts), the warning of one that cannot end a user's sessions, and the
  * listener that voids a pending password once another way in proves its address (./void.ts).
  */
-import type { Feature } from "../../feature.js";
+import type { ErrorType } from "../../errors.js";
+import type { Feature, FeatureError } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
 import type { Moments } from "../../types/moments.js";
-import { passwordErrors } from "./errors.js";
 import { checkPasswordConfig, passwordProviders, warnIfSessionsSurvive } from "./requirements.js";
 import changePassword from "./route-change.js";
 import changeEmail from "./route-change-email.js";
@@ -28,6 +28,20 @@ const voidPending = lazyListener(
   // The password's own proofs (the link in the browser that signed up, a secured account) keep it.
   (_name, moment) => (moment as Moments["emailVerified"]).provider.type !== "password",
 );
+
+/**
+ * The error types the feature raises (./errors.ts has the classes and their `ErrorTypes` member;
+ * the declaration lists them here, since it must not reach the modules that add to open lists).
+ */
+const passwordErrors: readonly FeatureError[] = [
+  {
+    type: "EmailNotVerified" as string as ErrorType,
+    clientSafe: true,
+    mistake: true,
+    signInMessage:
+      "Confirm your email address first: open the link we sent you when you signed up.",
+  },
+];
 
 export const passwordFeature = {
   name: "password",

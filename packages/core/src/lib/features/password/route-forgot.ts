@@ -10,7 +10,9 @@ export default defineRoute({
   name: "forgot-password",
   methods: ["GET", "POST"],
   provider: "required",
+  providerTypes: ["password"],
   csrf: "post",
+  jsonErrors: true,
   load: async () =>
     (await import("./app-pages.js")).withAppPage(
       "forgotPassword",

@@ -9,6 +9,8 @@ export default defineRoute({
   name: "remove-password",
   methods: ["GET", "POST"],
   provider: "required",
+  providerTypes: ["password"],
   csrf: "post",
+  jsonErrors: true,
   load: () => passwordRoute("remove-password"),
 });

@@ -11,7 +11,9 @@ export default defineRoute({
   name: "reset-password",
   methods: ["GET", "POST"],
   provider: "required",
+  providerTypes: ["password"],
   csrf: "post",
+  jsonErrors: true,
   load: async () =>
     (await import("./app-pages.js")).withAppPage("resetPassword", passwordRoute("reset-password")),
 });

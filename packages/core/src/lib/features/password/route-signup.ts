@@ -10,6 +10,8 @@ export default defineRoute({
   name: "signup",
   methods: ["GET", "POST"],
   provider: "required",
+  providerTypes: ["password"],
   csrf: "post",
+  jsonErrors: true,
   load: async () => (await import("./app-pages.js")).withAppPage("signUp", passwordRoute("signup")),
 });

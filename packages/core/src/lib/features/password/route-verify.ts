@@ -10,6 +10,8 @@ export default defineRoute({
   name: "verify-email",
   methods: ["GET", "POST"],
   provider: "required",
+  providerTypes: ["password"],
   csrf: "post",
+  jsonErrors: true,
   load: () => passwordRoute("verify-email"),
 });

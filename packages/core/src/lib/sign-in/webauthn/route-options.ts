@@ -11,6 +11,7 @@ export default defineRoute({
   name: "webauthn-options",
   methods: ["GET"],
   provider: "required",
+  providerTypes: ["webauthn"],
   csrf: "none",
   load: () => async (ctx) => {
     const provider = ctx.requireProvider();
