@@ -148,6 +148,7 @@ describe("pages.resetPassword", () => {
       token: link.searchParams.get("token"),
       email: OWNER,
       callbackUrl: `${ORIGIN}/account`,
+      provider: "password",
     });
     expect(w.adapter.rows.count().verificationTokens).toBe(1);
   });
@@ -216,7 +217,7 @@ describe("pages.resetPassword", () => {
     configureClient({ basePath: "/auth" });
     const read = readPasswordResetLink();
     expect(read).not.toBeNull();
-    const provider = new URL(location.href).searchParams.get("provider") ?? undefined;
+    const provider = read!.provider;
     expect(provider).toBe("members");
     const done = await resetPassword(
       { token: read!.token, email: read!.email, password: NEW_PASSWORD },

@@ -124,6 +124,11 @@ export interface PasswordResetLink {
   email: string;
   /** Where the reset ends, when the link says. */
   callbackUrl: string | undefined;
+  /**
+   * The password provider's id, when the link says (`pages.resetPassword` is given it): pass it
+   * as `provider` to {@link resetPassword}.
+   */
+  provider: string | undefined;
 }
 
 /** Refuses, before any request, what is not a string (never naming what was given). */
@@ -236,10 +241,10 @@ export async function requestPasswordReset(
 }
 
 /**
- * The `token`, `email` and `callbackUrl` of an emailed reset link, read from `url` (default: the
- * current page's), or `null` when it carries no token and address. The link opens the auth
- * route's own reset page; to reset from a page of the app instead, point the emailed link there
- * in the provider's `sendEmail` (keeping its query), and read it with this.
+ * The `token`, `email`, `callbackUrl` and `provider` of an emailed reset link, read from `url`
+ * (default: the current page's), or `null` when it carries no token and address. The link opens
+ * the auth route's own reset page; with `pages.resetPassword` it goes on to a page of the app
+ * (docs/passwords.md, "Your own pages"), which reads it with this.
  *
  * @example
  * ```ts
@@ -260,7 +265,12 @@ export function readPasswordResetLink(url?: string | URL): PasswordResetLink | n
   const token = params.get("token");
   const email = params.get("email");
   if (!token || !email) return null;
-  return { token, email, callbackUrl: params.get("callbackUrl") ?? undefined };
+  return {
+    token,
+    email,
+    callbackUrl: params.get("callbackUrl") ?? undefined,
+    provider: params.get("provider") ?? undefined,
+  };
 }
 
 /**
