@@ -10,10 +10,13 @@ import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
 import { type ResolvedConfig, resolveConfig } from "../src/lib/config.js";
 import { Context } from "../src/lib/context.js";
+import { defaultCookies } from "../src/lib/cookies.js";
 import { attach } from "../src/lib/feature.js";
+import type { SignInMoment } from "../src/lib/moments.js";
 import { parseRequest } from "../src/lib/request.js";
 import {
   CHALLENGE_MAX_AGE,
+  completeSignIn,
   type PendingSignIn,
   pendingSignIn,
   resumeSignIn,
@@ -31,6 +34,7 @@ import {
 } from "./helpers.js";
 
 const CHALLENGE = "gatehouse.sign-in-challenge";
+const BINDING = "gatehouse.sign-in-binding";
 const SESSION = "authjs.session-token";
 
 /** A configuration with `steps` registered the way a feature registers them. */
@@ -40,14 +44,19 @@ function withSteps(config: AuthConfig, steps: SignInStep[]): ResolvedConfig {
   return resolved;
 }
 
-/** What a step's route does once its check passed: resume the sign-in waiting in this browser. */
-async function resume(config: AuthConfig, jar: Jar, stepId: string) {
+/** A context for a request with the jar's cookies, as a step's route has. */
+async function contextOf(config: AuthConfig, jar: Jar) {
   const headers = new Headers({ cookie: jar.header() });
   const req = await parseRequest(new Request(`${ORIGIN}/auth/session`, { headers }), "/auth");
-  const ctx = new Context(req, resolveConfig(config));
+  return new Context(req, resolveConfig(config));
+}
+
+/** What a step's route does once its check passed: resume the sign-in waiting in this browser. */
+async function resume(config: AuthConfig, jar: Jar, stepId: string, factors?: string[]) {
+  const ctx = await contextOf(config, jar);
   const pending = await pendingSignIn(ctx);
   if (!pending) return { pending, result: undefined, ctx };
-  return { pending, result: await resumeSignIn(ctx, pending, stepId), ctx };
+  return { pending, result: await resumeSignIn(ctx, pending, stepId, factors), ctx };
 }
 
 /** Applies an internal result's cookies (and the context's queued ones) to the jar. */
@@ -271,6 +280,7 @@ describe("a held sign-in of a stored user", () => {
     expect(setCookies(held).has(SESSION)).toBe(false);
 
     const { pending, result } = await resume(config, jar, "totp");
+    expect(pending?.factors).toEqual(["email"]);
     // Dates come back as dates, and the session belongs to the stored user.
     expect(
       (pending?.user as { emailVerified?: unknown } | undefined)?.emailVerified,
@@ -296,5 +306,240 @@ describe("what a refused sign-in tells its listeners", () => {
     expect(heard).toHaveLength(1);
     expect(JSON.stringify(heard)).not.toContain("not-wonderland-secret");
     expect(heard[0]).toMatchObject({ claimed: { username: "alice" } });
+  });
+});
+
+/** A jar holding only the named cookies of `from`, as another browser would after a copy. */
+function copyOf(from: Jar, ...names: string[]): Jar {
+  const jar = new Jar();
+  for (const name of names) jar.cookies.set(name, from.cookies.get(name)!);
+  return jar;
+}
+
+describe("the challenge is bound to the browser it was sent to", () => {
+  test("the binding cookie is HttpOnly and lives as long as the challenge, and holds no part of it", async () => {
+    const config = credentialsConfig();
+    withSteps(config, [totp()]);
+    const response = await signInAlice(config, new Jar());
+    const cookies = setCookies(response);
+    const binding = cookies.get(BINDING);
+    expect(binding?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(binding?.raw).toMatch(/HttpOnly/);
+    expect(binding?.raw).toMatch(/SameSite=Lax/i);
+    expect(binding?.raw).toMatch(/Path=\//);
+    expect(binding?.raw).toContain(`Max-Age=${CHALLENGE_MAX_AGE}`);
+    expect(cookies.get(CHALLENGE)?.value).not.toContain(binding!.value);
+    expect(defaultCookies(true).signInBinding.name).toBe(`__Secure-${BINDING}`);
+    expect(defaultCookies(true).signInBinding.options.secure).toBe(true);
+  });
+
+  test("the challenge cookie copied alone into another browser holds no sign-in; with its binding it does", async () => {
+    const config = credentialsConfig();
+    withSteps(config, [totp()]);
+    const jar = new Jar();
+    await signInAlice(config, jar);
+
+    expect((await resume(config, copyOf(jar, CHALLENGE), "totp")).pending).toBeNull();
+    const both = await resume(config, copyOf(jar, CHALLENGE, BINDING), "totp");
+    expect(both.pending?.user.email).toBe(alice.email);
+    expect(both.result?.cookies?.map((c) => c.name)).toContain(SESSION);
+  });
+
+  test("a binding cookie that was changed, or that belongs to another sign-in, holds no sign-in", async () => {
+    const config = credentialsConfig();
+    withSteps(config, [totp()]);
+    const victim = new Jar();
+    await signInAlice(config, victim);
+    const binding = victim.cookies.get(BINDING)!;
+
+    const tampered = copyOf(victim, CHALLENGE);
+    tampered.cookies.set(BINDING, `${binding.slice(0, -1)}${binding.at(-1) === "A" ? "B" : "A"}`);
+    expect((await resume(config, tampered, "totp")).pending).toBeNull();
+    tampered.cookies.set(BINDING, "");
+    expect((await resume(config, tampered, "totp")).pending).toBeNull();
+
+    // An attacker's own pending sign-in gives a binding, but not the one the victim's challenge seals.
+    const attacker = new Jar();
+    await signInAlice(config, attacker);
+    attacker.cookies.set(CHALLENGE, victim.cookies.get(CHALLENGE)!);
+    expect((await resume(config, attacker, "totp")).pending).toBeNull();
+    // The victim's browser still holds its sign-in.
+    expect((await resume(config, victim, "totp")).pending).not.toBeNull();
+  });
+
+  test("resuming deletes both cookies, and a further step sends a new binding", async () => {
+    const config = credentialsConfig();
+    withSteps(config, [totp(), { id: "device", require: () => "/auth/new-device" }]);
+    const jar = new Jar();
+    await signInAlice(config, jar);
+    const firstBinding = jar.cookies.get(BINDING);
+
+    const first = await resume(config, jar, "totp");
+    for (const name of [CHALLENGE, BINDING]) {
+      expect(first.ctx.setCookies).toContainEqual(
+        expect.objectContaining({
+          name,
+          value: "",
+          options: expect.objectContaining({ maxAge: 0 }),
+        }),
+      );
+    }
+    keep(jar, [...first.ctx.setCookies, ...(first.result?.cookies ?? [])]);
+    expect(jar.cookies.get(BINDING)).toBeTruthy();
+    expect(jar.cookies.get(BINDING)).not.toBe(firstBinding);
+
+    const last = await resume(config, jar, "device");
+    expect(last.pending?.passed).toEqual(["totp"]);
+    keep(jar, [...last.ctx.setCookies, ...(last.result?.cookies ?? [])]);
+    expect(jar.cookies.has(CHALLENGE)).toBe(false);
+    expect(jar.cookies.has(BINDING)).toBe(false);
+    expect(jar.cookies.has(SESSION)).toBe(true);
+  });
+});
+
+describe("each challenge has its own id and time", () => {
+  test("every sealing mints a random challengeId and an issuedAt, and the step sees the ones it holds the sign-in on", async () => {
+    const seen: PendingSignIn[] = [];
+    const config = credentialsConfig();
+    const require = (_ctx: unknown, pending: PendingSignIn) => {
+      seen.push(pending);
+      return "/two-factor";
+    };
+    withSteps(config, [{ id: "totp", require }]);
+    const before = Date.now();
+    const jars = [new Jar(), new Jar()];
+    for (const jar of jars) await signInAlice(config, jar);
+    const after = Date.now();
+
+    const pendings = await Promise.all(
+      jars.map(async (jar) => pendingSignIn(await contextOf(config, jar))),
+    );
+    for (const [i, pending] of pendings.entries()) {
+      expect(pending?.challengeId).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+      expect(pending?.issuedAt).toBeGreaterThanOrEqual(before);
+      expect(pending?.issuedAt).toBeLessThanOrEqual(after);
+      expect(pending?.challengeId).toBe(seen[i]?.challengeId);
+      expect(pending?.issuedAt).toBe(seen[i]?.issuedAt);
+    }
+    expect(pendings[0]?.challengeId).not.toBe(pendings[1]?.challengeId);
+    // Read twice, a challenge names itself the same way.
+    const again = await pendingSignIn(await contextOf(config, jars[0]!));
+    expect(again?.challengeId).toBe(pendings[0]?.challengeId);
+    expect(again?.issuedAt).toBe(pendings[0]?.issuedAt);
+  });
+
+  test("a sign-in held again by a further step is sealed under a new challengeId", async () => {
+    const config = credentialsConfig();
+    withSteps(config, [totp(), { id: "device", require: () => "/auth/new-device" }]);
+    const jar = new Jar();
+    await signInAlice(config, jar);
+    const first = await resume(config, jar, "totp");
+    keep(jar, [...first.ctx.setCookies, ...(first.result?.cookies ?? [])]);
+    const second = await pendingSignIn(await contextOf(config, jar));
+    expect(second?.challengeId).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+    expect(second?.challengeId).not.toBe(first.pending?.challengeId);
+    expect(second?.issuedAt).toBeGreaterThanOrEqual(first.pending!.issuedAt);
+  });
+
+  test("a well-sealed challenge without its id, its time or its factors holds no sign-in", async () => {
+    const config = credentialsConfig();
+    withSteps(config, [totp()]);
+    const jar = new Jar();
+    await signInAlice(config, jar);
+    const pending = (await pendingSignIn(await contextOf(config, jar)))!;
+    const b = await sha256(jar.cookies.get(BINDING)!);
+    const seal = (p: unknown) => encode({ token: { p, b }, secret: SECRET, salt: CHALLENGE });
+
+    jar.cookies.set(CHALLENGE, await seal(pending));
+    expect((await resume(config, jar, "totp")).pending?.challengeId).toBe(pending.challengeId);
+    for (const field of ["challengeId", "issuedAt", "factors"] as const) {
+      const { [field]: _, ...without } = pending;
+      jar.cookies.set(CHALLENGE, await seal(without));
+      expect((await resume(config, jar, "totp")).pending, field).toBeNull();
+    }
+    jar.cookies.set(CHALLENGE, await seal({ ...pending, issuedAt: "soon" }));
+    expect((await resume(config, jar, "totp")).pending).toBeNull();
+  });
+});
+
+/** Hex SHA-256, as the kernel seals the binding. */
+async function sha256(text: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text));
+  return Buffer.from(digest).toString("hex");
+}
+
+/** Registers `steps` and a listener that records the sign-in moments. */
+function heard(config: AuthConfig, steps: SignInStep[]) {
+  const moments: { name: string; moment: SignInMoment }[] = [];
+  const resolved = withSteps(config, steps);
+  attach(resolved, {
+    listeners: [
+      {
+        sessionIssued: (_ctx, moment) => void moments.push({ name: "sessionIssued", moment }),
+        signIn: (_ctx, moment) => void moments.push({ name: "signIn", moment }),
+      },
+    ],
+  });
+  return moments;
+}
+
+describe("what a sign-in has proved (factors)", () => {
+  test("a credentials sign-in proved a password; a step's factors join it once", async () => {
+    const config = credentialsConfig();
+    const moments = heard(config, [totp()]);
+    const jar = new Jar();
+    await signInAlice(config, jar);
+
+    const { pending, result } = await resume(config, jar, "totp", ["otp", "pwd", "otp"]);
+    expect(pending?.factors).toEqual(["pwd"]);
+    expect(result?.cookies?.map((c) => c.name)).toContain(SESSION);
+    expect(moments.map((m) => m.name)).toEqual(["sessionIssued", "signIn"]);
+    for (const { moment } of moments) expect(moment.factors).toEqual(["pwd", "otp"]);
+  });
+
+  test("without steps the session's moments carry the method's factor", async () => {
+    const config = credentialsConfig();
+    const moments = heard(config, []);
+    expect(setCookies(await signInAlice(config, new Jar())).has(SESSION)).toBe(true);
+    expect(moments.map((m) => m.moment.factors)).toEqual([["pwd"], ["pwd"]]);
+  });
+
+  test("a further step sees the factors proved so far, and the session gets them all", async () => {
+    const config = credentialsConfig();
+    const device = vi.fn((_ctx: unknown, _pending: PendingSignIn) => "/auth/new-device");
+    const moments = heard(config, [totp(), { id: "device", require: device }]);
+    const jar = new Jar();
+    await signInAlice(config, jar);
+    const first = await resume(config, jar, "totp", ["otp"]);
+    expect(device.mock.calls[0]![1].factors).toEqual(["pwd", "otp"]);
+    keep(jar, [...first.ctx.setCookies, ...(first.result?.cookies ?? [])]);
+    const last = await resume(config, jar, "device");
+    expect(last.pending?.factors).toEqual(["pwd", "otp"]);
+    expect(moments.at(-1)?.moment.factors).toEqual(["pwd", "otp"]);
+  });
+
+  test.each([
+    ["credentials", undefined, ["pwd"]],
+    ["password", undefined, ["pwd"]],
+    ["email", undefined, ["email"]],
+    ["webauthn", undefined, ["hwk"]],
+    ["webauthn", ["hwk", "user"], ["hwk", "user"]],
+    ["oauth", undefined, ["fed"]],
+    ["oidc", undefined, ["fed"]],
+    ["phone", undefined, []],
+  ])("a %s sign-in (method's factors %j) starts with %j", async (type, factors, expected) => {
+    const config = credentialsConfig();
+    const require = vi.fn((_ctx: unknown, _pending: PendingSignIn) => "/two-factor");
+    withSteps(config, [{ id: "totp", require }]);
+    const ctx = await contextOf(config, new Jar());
+    const result = await completeSignIn(ctx, {
+      provider: { id: type, type },
+      callbackUrl: ORIGIN,
+      gate: { user: alice, account: null },
+      settle: () => ({ user: alice, account: null, isNewUser: false }),
+      ...(factors ? { factors } : {}),
+    });
+    expect(result.redirect).toBe(`${ORIGIN}/two-factor`);
+    expect(require.mock.calls[0]![1].factors).toEqual(expected);
   });
 });

@@ -28,6 +28,7 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     webauthnChallenge: { name: `${prefix}authjs.challenge`, options: check() },
     emailCode: { name: `${prefix}gatehouse.email-code`, options: base() },
     signInChallenge: { name: `${prefix}gatehouse.sign-in-challenge`, options: check() },
+    signInBinding: { name: `${prefix}gatehouse.sign-in-binding`, options: check() },
   };
 }
 

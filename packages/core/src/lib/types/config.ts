@@ -81,6 +81,12 @@ export interface CookiesOptions {
    * encrypted, short-lived, and only ever in this browser (Gatehouse).
    */
   signInChallenge: CookieOption;
+  /**
+   * Binds `signInChallenge` to the browser it was sent to: a random value whose hash is sealed in
+   * the challenge, so the challenge cookie copied alone into another browser holds no sign-in
+   * (Gatehouse; written and deleted with `signInChallenge`).
+   */
+  signInBinding: CookieOption;
 }
 
 /** Overrides of the default cookies: any name, any attribute. */

@@ -20,6 +20,11 @@ export interface SignInMoment {
   profile?: Profile;
   provider: ProviderRef;
   isNewUser: boolean;
+  /**
+   * What the sign-in proved, in the spirit of the `amr` values of RFC 8176 (`"pwd"`, `"hwk"`,
+   * `"otp"`, …): the method's factor first, then each step's. Set on every finished sign-in.
+   */
+  factors?: string[];
 }
 
 /** A sign-in between the gate and its session. */
@@ -29,12 +34,30 @@ export interface PendingSignIn extends SignInMoment {
   callbackUrl: string;
   /** The steps this sign-in has passed, by id. */
   passed: string[];
+  /** What the sign-in has proved so far: the method's factor, then those of the steps passed. */
+  factors: string[];
+  /**
+   * Names the challenge that holds (or would hold) this sign-in: 128 random bits, base64url.
+   * A new one each time the sign-in is sealed. The kernel keeps no record of it: the step's
+   * route claims it once in its own store, and refuses it when already claimed.
+   */
+  challengeId: string;
+  /** When that challenge was sealed, in milliseconds since the epoch. */
+  issuedAt: number;
 }
 
 /**
  * A step every sign-in passes after the gate and before its session (features register them; ./sign-in.ts runs them).
  * `require` answers the URL of the step's page (absolute, or a path on this site) when this
  * sign-in must pass the step, and `undefined` when it need not.
+ *
+ * The kernel binds the waiting sign-in to this browser and lets it wait at most
+ * `CHALLENGE_MAX_AGE`; it does not remember which challenges were answered. So the step's
+ * route, once its check passed and before it calls `resumeSignIn`, must: claim
+ * `pending.challengeId` in its own store (atomically, kept at least `CHALLENGE_MAX_AGE`), so a
+ * challenge is answered once; and refuse a challenge whose `issuedAt` is earlier than the time
+ * the user last answered one, so a sign-in left waiting cannot finish after another did.
+ * It passes its own factors to `resumeSignIn` (`["otp"]`, say).
  */
 export interface SignInStep {
   id: string;
