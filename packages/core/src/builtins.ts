@@ -14,6 +14,7 @@ import { providerTokensFeature } from "./lib/features/provider-tokens/feature.js
 import { rateLimitFeature } from "./lib/features/rate-limit/feature.js";
 import { securityLogFeature } from "./lib/features/security-log/feature.js";
 import { sessionsFeature } from "./lib/features/sessions/feature.js";
+import { twoFactorFeature } from "./lib/features/two-factor/feature.js";
 import type { KernelAction } from "./lib/routes/index.js";
 import { credentialsMethod } from "./lib/sign-in/credentials/method.js";
 import { emailMethod } from "./lib/sign-in/email/method.js";
@@ -32,6 +33,7 @@ export const builtins = [
   securityLogFeature,
   sessionsFeature,
   passwordFeature,
+  twoFactorFeature,
 ] as const;
 
 type FeatureAction = (typeof builtins)[number] extends infer F

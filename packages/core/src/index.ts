@@ -48,6 +48,9 @@ export {
   revokeUserSessions,
 } from "./lib/features/sessions/api.js";
 export type {} from "./lib/features/sessions/types.js";
+export { resetTwoFactor } from "./lib/features/two-factor/api.js";
+export type { TwoFactorOptions } from "./lib/features/two-factor/options.js";
+export type {} from "./lib/features/two-factor/types.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
 export { isAuthAction } from "./lib/routes/index.js";
 export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";

@@ -68,6 +68,7 @@ const today = {
     "UntrustedHost",
     "Verification",
     "WebAuthnVerificationError",
+    "TwoFactorFailed",
   ],
   SecurityEventType: [
     "signIn",
@@ -76,6 +77,11 @@ const today = {
     "sessionRevoked",
     "accountLinked",
     "emailVerified",
+    "twoFactorEnabled",
+    "twoFactorDisabled",
+    "backupCodeUsed",
+    "backupCodesRegenerated",
+    "twoFactorReset",
   ],
   WarningCode: [
     "debug-enabled",
@@ -101,6 +107,7 @@ const today = {
     "MissingCSRF",
     "AccountNotLinked",
     "RateLimited",
+    "TwoFactorChallengeExpired",
   ],
   ProviderType: ["oauth", "oidc", "email", "credentials", "webauthn"],
   AdapterAccountType: ["oauth", "oidc", "email", "webauthn"],
@@ -114,6 +121,7 @@ const today = {
     "webauthnChallenge",
     "emailCode",
     "signInChallenge",
+    "signInBinding",
   ],
 } as const;
 

@@ -10,7 +10,7 @@ const methodSet: Record<SecurityEventStoreMethod, true> = { record: true, list: 
 // The event types are an open list: a sign-in method adds its own by declaration merging, and
 // they are members only where its module is imported (a whole-repository typecheck, an app that
 // uses the method). Spread in, they are checked where they are members and allowed elsewhere.
-// The password provider's.
+// The password provider's, and two-factor sign-in's.
 const methodTypes = {
   signUp: true,
   passwordResetRequested: true,
@@ -19,6 +19,11 @@ const methodTypes = {
   emailChanged: true,
   passwordSet: true,
   passwordRemoved: true,
+  twoFactorEnabled: true,
+  twoFactorDisabled: true,
+  backupCodeUsed: true,
+  backupCodesRegenerated: true,
+  twoFactorReset: true,
 } as const;
 const typeSet: Record<SecurityEventType, true> = {
   signIn: true,

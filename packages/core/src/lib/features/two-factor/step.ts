@@ -1,0 +1,33 @@
+/**
+ * The sign-in step of two-factor sign-in: after the first factor, a user whose second factor is
+ * enabled gets no session but the challenge page (./challenge.ts). Which first factors ask: a
+ * password (Credentials or Password providers), an email link or code, and OAuth or OIDC only
+ * where `twoFactor.oauth` says so. A passkey sign-in does not: the passkey is a possession factor
+ * verified with the user's PIN or biometric, two factors on its own.
+ */
+import type { Context } from "../../context.js";
+import type { PendingSignIn, SignInStep } from "../../types/moments.js";
+
+/** The step's id, in the kernel's list of steps a sign-in passed. */
+export const TWO_FACTOR_STEP = "two-factor";
+
+const ASKED = new Set(["credentials", "password", "email"]);
+
+function asks(ctx: Context, provider: PendingSignIn["provider"]): boolean {
+  if (ASKED.has(provider.type)) return true;
+  if (provider.type !== "oauth" && provider.type !== "oidc") return false;
+  const oauth = ctx.config.source.twoFactor?.oauth ?? false;
+  return oauth === true || (Array.isArray(oauth) && oauth.includes(provider.id));
+}
+
+export const twoFactorStep: SignInStep = {
+  id: TWO_FACTOR_STEP,
+  async require(ctx, pending) {
+    if (!asks(ctx, pending.provider)) return undefined;
+    const userId = (pending.user as { id?: unknown }).id;
+    if (typeof userId !== "string" || userId === "") return undefined;
+    const { readTwoFactor } = await import("./store.js");
+    const record = await readTwoFactor(ctx, userId);
+    return record?.enabled ? `${ctx.authUrl}/two-factor/challenge` : undefined;
+  },
+};

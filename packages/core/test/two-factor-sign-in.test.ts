@@ -1,0 +1,323 @@
+/**
+ * Two-factor sign-in through `Auth()`, written as the user and as the attacker: enrolment becomes
+ * active only with a first correct code; after the password a user with a second factor gets no
+ * session, only the challenge; a code is accepted once (the enrolment's, one code in two
+ * browsers); a challenge cookie moved alone to another browser, or one older than a finished
+ * challenge, opens nothing; wrong codes end the challenge and are counted before they are checked;
+ * backup codes work once; turning it off needs a code.
+ */
+import { resetTwoFactor } from "@gatehousejs/core";
+import { describe, expect, test } from "vitest";
+import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
+import { csrfToken, Jar, send } from "./helpers.js";
+import { PASSWORD, passwordWorld } from "./password-world.js";
+
+const OWNER = "owner@example.com";
+const CHALLENGE = "http://localhost:3000/auth/two-factor/challenge";
+const SESSION = "authjs.session-token";
+
+function world(options: Parameters<typeof passwordWorld>[0] = {}) {
+  const w = passwordWorld({ ...options, config: { twoFactor: {}, ...options.config } });
+  const post = async (jar: Jar, path: string, body: Record<string, unknown> = {}) =>
+    send(w.config, jar, `/auth/${path}`, {
+      json: { csrfToken: await csrfToken(w.config, jar), ...body },
+    });
+  /** Signs in with the password and enrols; returns the secret and the backup codes. */
+  async function enrolled(jar = new Jar()) {
+    await w.verifiedUser(OWNER);
+    await w.signIn(jar, OWNER);
+    const started = await post(jar, "two-factor/enroll");
+    expect(started.status).toBe(200);
+    const { secret, uri, qrSvg } = (await started.json()) as Record<string, string>;
+    expect(uri).toMatch(/^otpauth:\/\/totp\//);
+    expect(qrSvg).toMatch(/^<svg/);
+    const code = await totpCode(secret!, totpStep());
+    const confirmed = await post(jar, "two-factor/confirm", { code });
+    expect(confirmed.status).toBe(200);
+    const { backupCodes } = (await confirmed.json()) as { backupCodes: string[] };
+    return { jar, secret: secret!, code, backupCodes };
+  }
+  /** Signs in with the password in a new browser: the challenge. */
+  async function challenged(jar = new Jar()) {
+    const response = await w.signIn(jar, OWNER);
+    return { jar, response };
+  }
+  const code = (secret: string, offset = 0) => totpCode(secret, totpStep() + offset);
+  return { ...w, post, enrolled, challenged, code };
+}
+
+describe("enrolment", () => {
+  test("is pending until a first correct code; the secret is stored sealed", async () => {
+    const w = world();
+    await w.verifiedUser(OWNER);
+    const jar = new Jar();
+    await w.signIn(jar, OWNER);
+    const started = await w.post(jar, "two-factor/enroll");
+    const { secret } = (await started.json()) as { secret: string };
+    const user = (await w.adapter.getUserByEmail(OWNER))!;
+    const row = await w.adapter.getAccount(user.id, "gatehouse.totp");
+    expect(row?.token_type).toBe("pending");
+    expect(JSON.stringify(row)).not.toContain(secret);
+    // Pending: a sign-in is not asked for a code.
+    const before = await w.challenged();
+    expect(before.response.headers.get("location")).not.toBe(CHALLENGE);
+
+    const wrong = await w.post(jar, "two-factor/confirm", {
+      code: "000000" === (await w.code(secret)) ? "111111" : "000000",
+    });
+    expect(wrong.status).toBe(400);
+    expect(await wrong.json()).toMatchObject({ error: "WrongCode" });
+    const right = await w.post(jar, "two-factor/confirm", { code: await w.code(secret) });
+    expect(right.status).toBe(200);
+    const { backupCodes } = (await right.json()) as { backupCodes: string[] };
+    expect(backupCodes).toHaveLength(10);
+    const stored = await w.adapter.getAccount(user.id, "gatehouse.totp");
+    expect(stored?.token_type).toBe("enabled");
+    for (const code of backupCodes) expect(JSON.stringify(stored)).not.toContain(code);
+  });
+
+  test("needs a session, and a recent sign-in", async () => {
+    const w = world();
+    const anonymous = await w.post(new Jar(), "two-factor/enroll");
+    expect(anonymous.status).toBe(401);
+  });
+});
+
+describe("signing in with a second factor", () => {
+  test("the password gives no session, only the challenge; the code gives the session", async () => {
+    const w = world();
+    const { secret } = await w.enrolled();
+    const { jar, response } = await w.challenged();
+    expect(response.headers.get("location")).toBe(CHALLENGE);
+    expect(jar.cookies.has(SESSION)).toBe(false);
+    expect(await w.signedInAs(jar)).toBeNull();
+
+    const page = await send(w.config, jar, "/auth/two-factor/challenge");
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('autocomplete="one-time-code"');
+
+    const done = await w.post(jar, "two-factor/challenge", { code: await w.code(secret, 1) });
+    expect(done.status).toBe(302);
+    expect(jar.cookies.has(SESSION)).toBe(true);
+    expect(await w.signedInAs(jar)).toBe(OWNER);
+  });
+
+  test("the enrolment's code does not open a sign-in; one code opens one browser", async () => {
+    const w = world();
+    const { secret, code } = await w.enrolled();
+    const a = await w.challenged();
+    const reused = await w.post(a.jar, "two-factor/challenge", { code });
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: "WrongCode" });
+
+    const next = await w.code(secret, 1);
+    const b = await w.challenged();
+    const first = await w.post(a.jar, "two-factor/challenge", { code: next });
+    expect(first.status).toBe(302);
+    const second = await w.post(b.jar, "two-factor/challenge", { code: next });
+    expect(second.status).toBe(400);
+    expect(b.jar.cookies.has(SESSION)).toBe(false);
+  });
+
+  test("the same code sent twenty times at once opens one session", async () => {
+    const w = world();
+    const { secret } = await w.enrolled();
+    const jars = await Promise.all(Array.from({ length: 20 }, () => w.challenged()));
+    const next = await w.code(secret, 1);
+    const answers = await Promise.all(
+      jars.map(({ jar }) => w.post(jar, "two-factor/challenge", { code: next })),
+    );
+    expect(answers.filter((r) => r.status === 302)).toHaveLength(1);
+  });
+
+  test("a challenge cookie moved alone to another browser opens nothing", async () => {
+    const w = world();
+    const { secret } = await w.enrolled();
+    const { jar } = await w.challenged();
+    const thief = new Jar();
+    for (const [name, value] of jar.cookies) {
+      if (name.includes("challenge") && !name.includes("bind")) thief.cookies.set(name, value);
+    }
+    expect(thief.cookies.size).toBeGreaterThan(0);
+    const stolen = await w.post(thief, "two-factor/challenge", { code: await w.code(secret, 1) });
+    expect(stolen.status).toBe(400);
+    expect(await stolen.json()).toMatchObject({ error: "TwoFactorChallengeExpired" });
+    expect(thief.cookies.has(SESSION)).toBe(false);
+  });
+
+  test("a challenge older than one the user finished is over", async () => {
+    const w = world();
+    const { secret } = await w.enrolled();
+    const old = await w.challenged();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const fresh = await w.challenged();
+    expect(
+      (await w.post(fresh.jar, "two-factor/challenge", { code: await w.code(secret, 1) })).status,
+    ).toBe(302);
+    const late = await w.post(old.jar, "two-factor/challenge", { code: await w.code(secret, 0) });
+    expect(late.status).toBe(400);
+    expect(await late.json()).toMatchObject({ error: "TwoFactorChallengeExpired" });
+  });
+
+  test("five wrong codes end the challenge; a burst gets no more checks than that", async () => {
+    const w = world();
+    const { secret } = await w.enrolled();
+    const { jar } = await w.challenged();
+    const right = await w.code(secret, 1);
+    const wrong = right === "123456" ? "654321" : "123456";
+    const burst = await Promise.all(
+      Array.from({ length: 8 }, () => w.post(jar, "two-factor/challenge", { code: wrong })),
+    );
+    const errors = await Promise.all(
+      burst.map(async (r) => ((await r.json()) as { error: string }).error),
+    );
+    expect(errors.filter((e) => e === "WrongCode")).toHaveLength(5);
+    expect(errors.filter((e) => e === "TwoFactorChallengeExpired")).toHaveLength(3);
+    // The right code no longer helps this challenge.
+    const late = await w.post(jar, "two-factor/challenge", { code: right });
+    expect(late.status).toBe(400);
+    expect(jar.cookies.has(SESSION)).toBe(false);
+    // The user, in their own browser, is not locked out.
+    const own = await w.challenged();
+    expect((await w.post(own.jar, "two-factor/challenge", { code: right })).status).toBe(302);
+  });
+
+  test("a backup code works once", async () => {
+    const w = world();
+    const { backupCodes } = await w.enrolled();
+    const code = backupCodes[3]!;
+    const a = await w.challenged();
+    expect(
+      (await w.post(a.jar, "two-factor/challenge", { backupCode: code.toUpperCase() })).status,
+    ).toBe(302);
+    const b = await w.challenged();
+    const again = await w.post(b.jar, "two-factor/challenge", { backupCode: code });
+    expect(again.status).toBe(400);
+    const status = await send(w.config, a.jar, "/auth/two-factor", {
+      headers: { accept: "application/json" },
+    });
+    expect(await status.json()).toEqual({ enabled: true, backupCodesLeft: 9 });
+  });
+
+  test("no other endpoint yields a session while the challenge is pending", async () => {
+    const w = world();
+    await w.enrolled();
+    const { jar } = await w.challenged();
+    expect(await w.signedInAs(jar)).toBeNull();
+    const update = await send(w.config, jar, "/auth/session", {
+      json: { csrfToken: await csrfToken(w.config, jar), data: {} },
+    });
+    expect(update.headers.get("set-cookie") ?? "").not.toContain(SESSION);
+    expect((await w.post(jar, "two-factor/enroll")).status).toBe(401);
+    expect(jar.cookies.has(SESSION)).toBe(false);
+  });
+});
+
+describe("wrong codes from one client address", () => {
+  test("are limited per user and address, counted before the check; the owner elsewhere is not locked out", async () => {
+    const w = world({ config: { twoFactor: {}, trustedProxies: 1 } });
+    const { secret } = await w.enrolled();
+    const from = (ip: string) => ({ "x-forwarded-for": ip });
+    const attacker = async () => {
+      const jar = new Jar();
+      await send(w.config, jar, "/auth/callback/password", {
+        form: { csrfToken: await csrfToken(w.config, jar), email: OWNER, password: PASSWORD },
+        headers: from("203.0.113.9"),
+      });
+      return jar;
+    };
+    const right = await w.code(secret, 1);
+    const wrong = right === "123456" ? "654321" : "123456";
+    const statuses: number[] = [];
+    // Three challenges of five tries each fill the count (15); the next try is refused unchecked.
+    for (let round = 0; round < 4; round++) {
+      const jar = await attacker();
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, async () =>
+          send(w.config, jar, "/auth/two-factor/challenge", {
+            json: { csrfToken: await csrfToken(w.config, jar), code: round === 3 ? right : wrong },
+            headers: from("203.0.113.9"),
+          }),
+        ),
+      );
+      statuses.push(...answers.map((r) => r.status));
+    }
+    expect(statuses.slice(0, 15).every((s) => s === 400)).toBe(true);
+    // Even the right code is not checked past the limit.
+    expect(statuses.slice(15)).toEqual([429, 429, 429, 429, 429]);
+
+    const owner = new Jar();
+    await send(w.config, owner, "/auth/callback/password", {
+      form: { csrfToken: await csrfToken(w.config, owner), email: OWNER, password: PASSWORD },
+      headers: from("198.51.100.4"),
+    });
+    const done = await send(w.config, owner, "/auth/two-factor/challenge", {
+      json: { csrfToken: await csrfToken(w.config, owner), code: right },
+      headers: from("198.51.100.4"),
+    });
+    expect(done.status).toBe(302);
+  });
+});
+
+describe("turning it off", () => {
+  test("needs a code; afterwards the password alone signs in", async () => {
+    const w = world();
+    const { jar, secret } = await w.enrolled();
+    const refused = await w.post(jar, "two-factor/disable", { code: "12345" });
+    expect(refused.status).toBe(400);
+    const off = await w.post(jar, "two-factor/disable", { code: await w.code(secret, 1) });
+    expect(off.status).toBe(200);
+    const { response } = await w.challenged();
+    expect(response.headers.get("location")).not.toBe(CHALLENGE);
+  });
+});
+
+describe("the record of it", () => {
+  test("the security log records enabling, a backup code, new codes, disabling and a reset", async () => {
+    const w = world();
+    const { jar, secret, backupCodes } = await w.enrolled();
+    const a = await w.challenged();
+    await w.post(a.jar, "two-factor/challenge", { backupCode: backupCodes[0] });
+    await w.post(jar, "two-factor/backup-codes", { code: await w.code(secret, 1) });
+    const user = (await w.adapter.getUserByEmail(OWNER))!;
+    expect(await resetTwoFactor(w.config, user.id)).toBe(true);
+    expect(await resetTwoFactor(w.config, user.id)).toBe(false);
+    const types = (await w.securityLog.list(user.id, { limit: 50 })).map((e) => e.type);
+    for (const type of [
+      "twoFactorEnabled",
+      "backupCodeUsed",
+      "backupCodesRegenerated",
+      "twoFactorReset",
+    ]) {
+      expect(types).toContain(type);
+    }
+    // After the operator's reset the password alone signs in.
+    const { response } = await w.challenged();
+    expect(response.headers.get("location")).not.toBe(CHALLENGE);
+  });
+
+  test("no secret, code or backup code reaches a log line, an event or the security log", async () => {
+    const w = world();
+    const { secret, backupCodes, code } = await w.enrolled();
+    const a = await w.challenged();
+    await w.post(a.jar, "two-factor/challenge", { code: "000000" });
+    await w.post(a.jar, "two-factor/challenge", { backupCode: backupCodes[1] });
+    const user = (await w.adapter.getUserByEmail(OWNER))!;
+    const seen = JSON.stringify([
+      (w.logger.warn as unknown as { mock: { calls: unknown[] } }).mock.calls,
+      (w.logger.error as unknown as { mock: { calls: unknown[] } }).mock.calls,
+      w.events,
+      await w.securityLog.list(user.id, { limit: 50 }),
+    ]);
+    for (const value of [secret, code, ...backupCodes]) expect(seen).not.toContain(value);
+  });
+});
+
+test("the password alone still signs in a user who never enrolled", async () => {
+  const w = world();
+  await w.verifiedUser(OWNER);
+  const jar = new Jar();
+  const response = await w.signIn(jar, OWNER, PASSWORD);
+  expect(response.headers.get("location")).not.toBe(CHALLENGE);
+  expect(await w.signedInAs(jar)).toBe(OWNER);
+});
