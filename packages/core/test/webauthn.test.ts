@@ -4,6 +4,8 @@ import Passkey from "@gatehousejs/core/providers/passkey";
 import WebAuthn from "@gatehousejs/core/providers/webauthn";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { describe, expect, test, vi } from "vitest";
+import { resolveConfig } from "../src/lib/config.js";
+import { attach } from "../src/lib/feature.js";
 import { Jar, ORIGIN, recordingLogger, SECRET, send, setCookies } from "./helpers.js";
 import { SoftAuthenticator } from "./support/authenticator.js";
 
@@ -273,5 +275,24 @@ describe("WebAuthn passkeys", () => {
       expect(response.status).toBe(500);
       expect(logger.error.mock.calls[0]![0]).toMatchObject({ type });
     }
+  });
+});
+
+describe("what a passkey sign-in proves", () => {
+  test("a passkey checked with the user's PIN or biometric is two factors (hwk, user)", async () => {
+    const { config } = setup();
+    const heard: (string[] | undefined)[] = [];
+    attach(resolveConfig(config), {
+      listeners: [{ signIn: (_ctx, moment) => void heard.push(moment.factors) }],
+    });
+    const device = new SoftAuthenticator();
+    await registerNew(config, new Jar(), device);
+    const jar = new Jar();
+    const { body } = await options(config, jar);
+    await post(config, jar, "authenticate", device.authenticate(body.options, ORIGIN));
+    expect(heard).toEqual([
+      ["hwk", "user"],
+      ["hwk", "user"],
+    ]);
   });
 });

@@ -74,7 +74,7 @@ async function authenticate(
   provider: WebAuthnInternalProvider,
   data: { id: string } & Record<string, unknown>,
   challenge: ChallengeState,
-): Promise<{ user: AdapterUser; account: AdapterAccount }> {
+): Promise<{ user: AdapterUser; account: AdapterAccount; userVerified: boolean }> {
   const adapter = ctx.config.adapter as Required<Adapter>;
   const swa = await simpleWebAuthn();
   const rp = relyingParty(ctx, provider);
@@ -101,15 +101,21 @@ async function authenticate(
   if (!account) throw new WebAuthnVerificationError("The passkey's account is gone");
   const user = await adapter.getUser(account.userId);
   if (!user) throw new WebAuthnVerificationError("The passkey's user is gone");
-  return { user, account };
+  return { user, account, userVerified: result.authenticationInfo.userVerified };
 }
+
+/**
+ * What a passkey proves (RFC 8176 `amr`): a key held in hardware (`hwk`), and, when the
+ * authenticator checked the user's PIN or biometric, the user too (`user`): two factors.
+ */
+const passkeyFactors = (userVerified: boolean) => (userVerified ? ["hwk", "user"] : ["hwk"]);
 
 async function register(
   ctx: Context,
   provider: WebAuthnInternalProvider,
   data: { id: string } & Record<string, unknown>,
   challenge: ChallengeState,
-): Promise<Pick<SignInRequest, "gate" | "settle">> {
+): Promise<Pick<SignInRequest, "gate" | "settle" | "factors">> {
   const intent = challenge.register;
   if (!intent) throw new InvalidCheck("The challenge was not issued for a registration");
   // The passkey joins the account the options were issued for, and no other.
@@ -137,6 +143,7 @@ async function register(
     type: "webauthn" as const,
   };
   return {
+    factors: passkeyFactors(info.userVerified),
     gate: { user: current ?? { email: null, name: null, image: null }, account },
     settle: () =>
       storePasskey(ctx, current, account, {
@@ -165,10 +172,11 @@ export async function webauthnCallback(
   const challenge = await readChallenge(ctx, provider);
 
   if (action === "authenticate") {
-    const { user, account } = await authenticate(ctx, provider, data, challenge);
+    const { user, account, userVerified } = await authenticate(ctx, provider, data, challenge);
     return completeSignIn(ctx, {
       provider,
       callbackUrl,
+      factors: passkeyFactors(userVerified),
       gate: { user, account },
       settle: () => ({ user, account, isNewUser: false }),
     });
