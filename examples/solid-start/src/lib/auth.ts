@@ -101,8 +101,8 @@ export function sessionStrategy(): "jwt" | "database" {
 
 /**
  * The configuration: sessions people can list and end (JWT sessions through the revocation
- * store, database sessions as rows), a security activity log, and accounts and passkeys, all
- * stored in PostgreSQL (or PGlite).
+ * store, database sessions as rows), a security activity log, two-factor sign-in, and accounts,
+ * passkeys and second factors, all stored in PostgreSQL (or PGlite).
  */
 export const authConfig: SolidAuthConfig = {
   adapter: PostgresAdapter(db),
@@ -110,6 +110,10 @@ export const authConfig: SolidAuthConfig = {
   securityLog: { store: securityEventStore, retentionDays: 90 },
   experimental: { enableWebAuthn: true },
   providers: providers(),
+  // Two-factor sign-in: "Two-factor sign-in" on the Account page opens the built-in settings
+  // page, where a user enrols an authenticator app; after a password, an email link or a code,
+  // such a user is asked for a code (or a backup code) before any session exists.
+  twoFactor: { issuer: "Gatehouse demo" },
   rateLimit: RATE_LIMITS,
   // Demo mode runs on your machine with nothing in front of the server: the socket's peer (your
   // browser, on loopback) is the client. Deployed behind a proxy, set AUTH_TRUSTED_PROXIES

@@ -9,7 +9,8 @@ import SignInLink from "~/components/SignInLink";
  * new address, and the address changes when it is opened and confirmed there; then every browser
  * signed in to the account is signed out, and the old address is told. An account with a
  * password gives it; one without needs a sign-in from the last ten minutes. The "Password" page
- * (./password.tsx) sets or removes the account's password.
+ * (./password.tsx) sets or removes the account's password; the auth route's built-in page
+ * `/api/auth/two-factor` sets up and turns off two-factor sign-in.
  */
 export default function Account() {
   const auth = createSession();
@@ -110,6 +111,16 @@ export default function Account() {
                 <A href="/password" data-testid="account-password">
                   set or remove a password
                 </A>
+                .
+              </p>
+              <h2>Two-factor sign-in</h2>
+              <p>
+                With it on, a sign-in with a password, an email link or a code also asks for a code
+                from an authenticator app on your phone, or one of your backup codes:{" "}
+                {/* A built-in page of the auth route: loaded by the browser, not the router. */}
+                <a href="/api/auth/two-factor" rel="external" data-testid="account-two-factor">
+                  set up or turn off two-factor sign-in
+                </a>
                 .
               </p>
             </>
