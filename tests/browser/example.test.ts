@@ -568,7 +568,16 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     await expect
       .poll(() => page.getByTestId("password-message").textContent())
       .toMatch(/^Use at least \d+ characters/);
+    // Its two-factor link opens the built-in settings page (the whole of two-factor sign-in is
+    // tests/browser/two-factor.test.ts); the home page's address, typed, comes back.
     await tour.click(page, "nav-home");
+    await tour.click(page, "home-account");
+    await page.waitForURL(at("/account"));
+    await tour.click(page, "account-two-factor");
+    await page.waitForURL(at("/api/auth/two-factor"));
+    expect(await page.locator("h1").textContent()).toBe("Two-factor sign-in");
+    expect(await page.locator('button:has-text("Set up two-factor sign-in")').count()).toBe(1);
+    await open(page);
     await tour.click(page, "sign-out");
     await expect.poll(() => status(page).textContent()).toBe(signedOutText);
   });
