@@ -53,6 +53,7 @@ CREATE TABLE IF NOT EXISTS "public"."sessions" (
   "ip"           text,
   "providerSid"  text,
   "error"        text,
+  "factors"      text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 );
 
@@ -64,7 +65,8 @@ ALTER TABLE "public"."sessions"
   ADD COLUMN IF NOT EXISTS "client" text,
   ADD COLUMN IF NOT EXISTS "ip" text,
   ADD COLUMN IF NOT EXISTS "providerSid" text,
-  ADD COLUMN IF NOT EXISTS "error" text;
+  ADD COLUMN IF NOT EXISTS "error" text,
+  ADD COLUMN IF NOT EXISTS "factors" text;
 
 CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON "public"."sessions" ("userId");
 

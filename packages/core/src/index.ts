@@ -48,6 +48,11 @@ export {
   revokeUserSessions,
 } from "./lib/features/sessions/api.js";
 export type {} from "./lib/features/sessions/types.js";
+export {
+  type RecentAuth,
+  type RecentAuthOptions,
+  requireRecentAuth,
+} from "./lib/features/step-up/recent-auth.js";
 export { resetTwoFactor } from "./lib/features/two-factor/api.js";
 export type { TwoFactorOptions } from "./lib/features/two-factor/options.js";
 export type {} from "./lib/features/two-factor/types.js";

@@ -76,7 +76,8 @@ export class Session {
     | "client"
     | "ip"
     | "providerSid"
-    | "error";
+    | "error"
+    | "factors";
   declare id: string;
   declare user: User;
   declare sessionToken: string;
@@ -92,6 +93,8 @@ export class Session {
   declare providerSid?: string | null;
   /** `"RefreshTokenError"` after a refused refresh token; left out when `null`. */
   declare error?: string | null;
+  /** What the sign-in proved (RFC 8176 `amr` values, space-separated); left out when `null`. */
+  declare factors?: string | null;
   /** The id of {@link Session.user}, without loading the user. */
   get userId(): string {
     return userIdOf(this);
@@ -309,6 +312,7 @@ export function defineGatehouseEntities<
     ip: text("ip"),
     providerSid: text("providerSid"),
     error: text("error"),
+    factors: text("factors"),
   });
 
   set.VerificationToken = build(

@@ -80,6 +80,7 @@ export const SESSION_METADATA = [
   "ip",
   "providerSid",
   "error",
+  "factors",
 ] as const;
 
 /** How each session-record column is read back. */
@@ -92,6 +93,7 @@ const sessionColumns: Record<(typeof SESSION_METADATA)[number], (value: unknown)
   ip: text,
   providerSid: text,
   error: text,
+  factors: text,
 };
 
 export function toSession(row: Row): AdapterSession {

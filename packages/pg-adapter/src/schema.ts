@@ -61,6 +61,7 @@ function statements(s: string): string[] {
   "ip"           text,
   "providerSid"  text,
   "error"        text,
+  "factors"      text,
   CONSTRAINT "sessions_sessionToken_key" UNIQUE ("sessionToken")
 )`,
     // Session records (docs/sessions.md): tables created before them gain the columns, old rows null.
@@ -72,7 +73,8 @@ function statements(s: string): string[] {
   ADD COLUMN IF NOT EXISTS "client" text,
   ADD COLUMN IF NOT EXISTS "ip" text,
   ADD COLUMN IF NOT EXISTS "providerSid" text,
-  ADD COLUMN IF NOT EXISTS "error" text`,
+  ADD COLUMN IF NOT EXISTS "error" text,
+  ADD COLUMN IF NOT EXISTS "factors" text`,
     `CREATE INDEX IF NOT EXISTS "sessions_userId_idx" ON ${s}."sessions" ("userId")`,
     `CREATE TABLE IF NOT EXISTS ${s}."verification_tokens" (
   "identifier" text NOT NULL,

@@ -1,7 +1,7 @@
 /**
  * Session management (docs/sessions.md): the optional `listSessionsByUserId` and
  * `deleteSessionsByUserId`, and the session metadata (`createdAt`, `lastSeenAt`, `provider`,
- * `providerType`, `client`, `ip`) an adapter that lists sessions is expected to keep. Every case
+ * `providerType`, `client`, `ip`, `factors`) an adapter that lists sessions is expected to keep. Every case
  * calls one of the two methods, so an adapter written for Auth.js (which has neither) skips them
  * all with the reason printed.
  */
@@ -16,6 +16,7 @@ const metadata = () => ({
   providerType: "oidc",
   client: "Firefox 133 on Linux",
   ip: "203.0.113.0",
+  factors: "pwd otp",
 });
 
 /** The tokens `listSessionsByUserId(userId)` returns, sorted, after checking it is an array. */
@@ -132,6 +133,7 @@ export const sessionListing: Group = {
           "providerType",
           "client",
           "ip",
+          "factors",
         ]) {
           expect(
             (found?.session as unknown as Record<string, unknown> | undefined)?.[field] ?? null,

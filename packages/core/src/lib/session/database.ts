@@ -106,6 +106,7 @@ export async function issueDatabaseSession(
   ctx: Context,
   user: AdapterUser,
   account: Account | null,
+  factors?: readonly string[],
 ): Promise<Cookie[]> {
   const { session } = ctx.config;
   const adapter = adapterOf(ctx);
@@ -117,7 +118,7 @@ export async function issueDatabaseSession(
   };
   const created = await adapter.createSession(
     keepsSessionMetadata(ctx.config)
-      ? { ...row, ...(await sessionMetadata(ctx, account, now)) }
+      ? { ...row, ...(await sessionMetadata(ctx, account, now, factors)) }
       : row,
   );
   return [sessionCookie(ctx, created)];
@@ -128,11 +129,20 @@ async function sessionMetadata(
   ctx: Context,
   account: Account | null,
   now: Date,
+  factors: readonly string[] | undefined,
 ): Promise<SessionMetadata> {
   const provider = account?.provider ?? ctx.req.providerId ?? null;
   const providerType =
     account?.type ?? (provider ? ctx.config.providerById.get(provider)?.type : undefined) ?? null;
-  return { createdAt: now, lastSeenAt: now, provider, providerType, ...(await requestClient(ctx)) };
+  const proved = factors && factors.length > 0 ? factors.join(" ") : null;
+  return {
+    createdAt: now,
+    lastSeenAt: now,
+    provider,
+    providerType,
+    factors: proved,
+    ...(await requestClient(ctx)),
+  };
 }
 
 /**

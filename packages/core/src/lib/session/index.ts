@@ -51,10 +51,14 @@ export function issueSession(
     profile?: Profile;
     isNewUser: boolean;
     sessionId?: string;
+    /** What the sign-in proved (RFC 8176 `amr` values: `pwd`, `otp`, `hwk`, …). */
+    factors?: readonly string[];
   },
 ): Promise<Cookie[]> {
   return isDatabase(ctx)
-    ? withDatabase((db) => db.issueDatabaseSession(ctx, params.user as AdapterUser, params.account))
+    ? withDatabase((db) =>
+        db.issueDatabaseSession(ctx, params.user as AdapterUser, params.account, params.factors),
+      )
     : issueJwtSession(ctx, params);
 }
 
@@ -108,14 +112,29 @@ export interface SessionRef {
   sessionId: string;
   /** The JWT, under the JWT strategy (to describe the current session when no store lists it). */
   token?: JWT;
+  /** When the user signed in (the proof the session was issued on). */
   createdAt: Date | null;
   expires: Date | null;
+  /** What that sign-in proved (RFC 8176 `amr` values), or `null` when the session does not say. */
+  factors: string[] | null;
 }
 
 /**
  * Who the request is signed in as, and with which session; null when signed out (or the session
  * is expired or revoked). Extends and re-issues nothing: only the session check does that.
  */
+/**
+ * What a session says its sign-in proved: a JWT's `amr` claim, or a database session's `factors`
+ * (space-separated). `null` when it does not say (issued before Gatehouse recorded it, by Auth.js,
+ * or kept by an adapter that stores no session metadata).
+ */
+function factorsOf(value: unknown): string[] | null {
+  const list = typeof value === "string" ? value.split(" ") : value;
+  if (!Array.isArray(list)) return null;
+  const factors = list.filter((f): f is string => typeof f === "string" && /^[a-z]{1,16}$/.test(f));
+  return factors.length > 0 ? factors : null;
+}
+
 export async function identifySession(ctx: Context): Promise<SessionRef | null> {
   if (isDatabase(ctx)) {
     const found = await withDatabase((db) => db.loadDatabaseSession(ctx));
@@ -125,6 +144,7 @@ export async function identifySession(ctx: Context): Promise<SessionRef | null> 
       sessionId: await publicSessionId(found.session.sessionToken),
       createdAt: found.session.createdAt ?? null,
       expires: found.session.expires,
+      factors: factorsOf(found.session.factors),
     };
   }
   const { config } = ctx;
@@ -148,5 +168,6 @@ export async function identifySession(ctx: Context): Promise<SessionRef | null> 
     token,
     createdAt: start > 0 ? new Date(start * 1000) : null,
     expires: typeof token.exp === "number" ? new Date(token.exp * 1000) : null,
+    factors: factorsOf(token.amr),
   };
 }

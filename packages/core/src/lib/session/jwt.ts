@@ -150,13 +150,16 @@ export async function issueJwtSession(
     profile?: Profile;
     isNewUser: boolean;
     sessionId?: string;
+    factors?: readonly string[];
   },
 ): Promise<Cookie[]> {
   const { user, account, profile, isNewUser } = params;
-  const session = {
+  const session: JWT = {
     sid: params.sessionId ?? newSessionId(),
     auth_time: Math.floor(Date.now() / 1000),
   };
+  // What the sign-in proved, as OpenID Connect's `amr` (step-up reads it: requireRecentAuth).
+  if (params.factors && params.factors.length > 0) session.amr = [...params.factors];
   const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id };
   const { sessionClaims, sessionGuard } = partsOf(ctx.config);
   for (const claims of sessionClaims) Object.assign(initial, claims(ctx.config, { account }));
@@ -182,13 +185,14 @@ export async function issueJwtSession(
 
 /**
  * Puts back the session claims a custom `jwt` callback dropped (one that builds a new object):
- * the session id and sign-in time must survive every re-issue.
+ * the session id, the sign-in time and what the sign-in proved must survive every re-issue.
  */
 function keepSessionClaims(token: JWT, from: JWT): void {
   if (token.sid === undefined && typeof from.sid === "string") token.sid = from.sid;
   if (token.auth_time === undefined && typeof from.auth_time === "number") {
     token.auth_time = from.auth_time;
   }
+  if (token.amr === undefined && Array.isArray(from.amr)) token.amr = from.amr;
 }
 
 /**

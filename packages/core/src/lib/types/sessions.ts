@@ -17,6 +17,12 @@ export interface SessionMetadata {
   provider?: string | null;
   /** That provider's type (`oauth`, `oidc`, `email`, `credentials`, `webauthn`). */
   providerType?: string | null;
+  /**
+   * What the sign-in proved, as RFC 8176 `amr` values separated by spaces: `pwd otp` (a password
+   * and an authenticator code), `hwk user` (a passkey with the user verified), `email`, `fed`.
+   * Step-up (`requireRecentAuth`) reads it.
+   */
+  factors?: string | null;
   /** A short description of the client, from its User-Agent: `Chrome 131 on macOS`. */
   client?: string | null;
   /**
