@@ -93,6 +93,7 @@ describe("client types", () => {
       code: string | undefined;
       status: number;
       url: string | null;
+      twoFactorRequired?: true;
     }>();
     expectTypeOf<SignInOptions["email"]>().toEqualTypeOf<string | number | boolean | undefined>();
   });

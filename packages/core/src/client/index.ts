@@ -1,7 +1,9 @@
 /**
  * Gatehouse in the browser, for any framework: sign in (passkeys too, with {@link withPasskeys}),
  * sign out, the session, the user's sessions (list, revoke), and password accounts (sign up,
- * reset, change the password or the address, set or remove a password), all over `fetch` against the auth route. Nothing here imports server code or Node.js modules. Framework integrations
+ * reset, change the password or the address, set or remove a password), two-factor sign-in
+ * (enrol, backup codes, turn it off, answer the challenge), all over `fetch` against the auth
+ * route. Nothing here imports server code or Node.js modules. Framework integrations
  * (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
  * @module
  */
@@ -68,3 +70,21 @@ export {
   withPasskeys,
 } from "./sign-in.js";
 export { onSessionChange, type SignInResult } from "./transport.js";
+export {
+  type BackupCodesIssued,
+  type BackupCodesRegenerated,
+  confirmTwoFactor,
+  disableTwoFactor,
+  enrollTwoFactor,
+  regenerateBackupCodes,
+  type SecondFactor,
+  type TwoFactorDisabled,
+  type TwoFactorEnabled,
+  type TwoFactorEnrolment,
+  type TwoFactorRouteOptions,
+  type TwoFactorStatus,
+  type TwoFactorVerified,
+  twoFactorStatus,
+  type VerifyTwoFactorOptions,
+  verifyTwoFactor,
+} from "./two-factor.js";

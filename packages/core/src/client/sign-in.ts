@@ -147,8 +147,19 @@ export interface SignOutResult {
   url: string;
 }
 
+/**
+ * Whether `url` is the two-factor challenge of the auth route at `base`: the page a sign-in is
+ * sent to when its first factor was accepted and the second is still to come. The path is what
+ * counts: the server writes the URL with its own origin, which a proxy may present otherwise.
+ */
+function isTwoFactorChallenge(url: string, base: string, page: string): boolean {
+  const challenge = new URL(`${base}/two-factor/challenge`, page);
+  return new URL(url, page).pathname === challenge.pathname;
+}
+
 function resultOf(
   outcome: { status: number; ok: boolean; url: string | undefined; error: string | undefined },
+  page: string,
   base: string,
 ): SignInResult {
   if (outcome.url === undefined) {
@@ -160,15 +171,17 @@ function resultOf(
       url: null,
     };
   }
-  const params = new URL(outcome.url, base).searchParams;
+  const params = new URL(outcome.url, page).searchParams;
   const error = params.get("error") ?? undefined;
-  return {
+  const result: SignInResult = {
     ok: outcome.ok && error === undefined,
     error,
     code: params.get("code") ?? undefined,
     status: outcome.status,
     url: error === undefined ? outcome.url : null,
   };
+  if (result.ok && isTwoFactorChallenge(outcome.url, base, page)) result.twoFactorRequired = true;
+  return result;
 }
 
 /**
@@ -198,6 +211,10 @@ function resultOf(
  * password is `{ ok: false, error: "CredentialsSignin", code: "credentials" }`. Session sources
  * (`createSessionSource`, and the framework integrations' sessions built on it) refetch after a
  * sign-in that did not navigate.
+ *
+ * A user with two-factor sign-in on gets no session from the first factor: the result is
+ * `{ ok: true, twoFactorRequired: true }` with `url` the challenge page (where the default
+ * `redirect` goes), and `verifyTwoFactor({ code })` finishes the sign-in from the app's own page.
  *
  * @example
  * ```ts
@@ -257,12 +274,13 @@ async function signInUsing(
   form.csrfToken = await fetchCsrfToken(base);
   form.callbackUrl = target;
   const outcome = await postForm(url, form);
-  const result = resultOf(outcome, location.href);
+  const result = resultOf(outcome, location.href, base);
   if (redirect && outcome.url !== undefined) {
     navigate(outcome.url);
     return undefined;
   }
-  if (result.ok) sessionChanged();
+  // A sign-in held for its second factor made no session: nothing for session sources to read.
+  if (result.ok && !result.twoFactorRequired) sessionChanged();
   return result;
 }
 

@@ -37,6 +37,13 @@ export interface SignInResult {
   status: number;
   /** Where the server would have sent the browser; `null` on an error. */
   url: string | null;
+  /**
+   * `true` when the first factor was accepted but the user's second factor holds the sign-in
+   * (two-factor sign-in, docs/two-factor.md): no session exists yet, and `url` is the challenge
+   * page, `<basePath>/two-factor/challenge`. Finish it there, or on a page of the app with
+   * `verifyTwoFactor({ code })`. Absent otherwise.
+   */
+  twoFactorRequired?: true;
 }
 
 /** The outcome of a form post: the HTTP status, and where the server would have redirected. */

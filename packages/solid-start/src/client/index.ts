@@ -2,20 +2,26 @@
  * Gatehouse for SolidStart, browser side: sign in (passkeys too), sign out, the session as
  * signals, a passkey for the signed-in user, the user's sessions (list, revoke), and password
  * accounts (sign up, reset, change the password or the address, set or
- * remove a password). Everything but the signals is `@gatehousejs/core/client`'s,
+ * remove a password), and two-factor sign-in (enrol, backup codes, turn it off, answer the
+ * challenge). Everything but the signals is `@gatehousejs/core/client`'s,
  * re-exported. Nothing here imports server code.
  * @module
  */
 export {
   AuthRouteError,
+  type BackupCodesIssued,
+  type BackupCodesRegenerated,
   type ChangeEmailFields,
   type ChangePasswordFields,
   type ClientConfig,
   changeEmail,
   changePassword,
   configureClient,
+  confirmTwoFactor,
   DEFAULT_BASE_PATH,
+  disableTwoFactor,
   type EmailChangeRequested,
+  enrollTwoFactor,
   listSessions,
   type PasskeyAction,
   type PasskeyOptions,
@@ -33,10 +39,12 @@ export {
   type RevokeSessionsResult,
   type RevokeSessionsTarget,
   readPasswordResetLink,
+  regenerateBackupCodes,
   removePassword,
   requestPasswordReset,
   resetPassword,
   revokeSessions,
+  type SecondFactor,
   type Session,
   type SessionInfo,
   type SessionStatus,
@@ -52,7 +60,16 @@ export {
   setPassword,
   signOut,
   signUp,
+  type TwoFactorDisabled,
+  type TwoFactorEnabled,
+  type TwoFactorEnrolment,
+  type TwoFactorRouteOptions,
+  type TwoFactorStatus,
+  type TwoFactorVerified,
+  twoFactorStatus,
   type User,
+  type VerifyTwoFactorOptions,
+  verifyTwoFactor,
 } from "@gatehousejs/core/client";
 export { registerPasskey, signIn } from "./passkey.js";
 export {
