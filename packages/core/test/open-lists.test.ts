@@ -82,6 +82,7 @@ const today = {
     "backupCodeUsed",
     "backupCodesRegenerated",
     "twoFactorReset",
+    "trustedBrowserAdded",
   ],
   WarningCode: [
     "debug-enabled",
@@ -122,6 +123,7 @@ const today = {
     "emailCode",
     "signInChallenge",
     "signInBinding",
+    "twoFactorTrust",
   ],
 } as const;
 

@@ -196,7 +196,7 @@ describe("signing in with a second factor", () => {
     const status = await send(w.config, a.jar, "/auth/two-factor", {
       headers: { accept: "application/json" },
     });
-    expect(await status.json()).toEqual({ enabled: true, backupCodesLeft: 9 });
+    expect(await status.json()).toEqual({ enabled: true, backupCodesLeft: 9, trustedBrowsers: [] });
   });
 
   test("no other endpoint yields a session while the challenge is pending", async () => {

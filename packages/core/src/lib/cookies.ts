@@ -29,6 +29,10 @@ export function defaultCookies(secure: boolean): CookiesOptions {
     emailCode: { name: `${prefix}gatehouse.email-code`, options: base() },
     signInChallenge: { name: `${prefix}gatehouse.sign-in-challenge`, options: check() },
     signInBinding: { name: `${prefix}gatehouse.sign-in-binding`, options: check() },
+    twoFactorTrust: {
+      name: `${prefix}gatehouse.two-factor-trust`,
+      options: { ...base(), maxAge: 30 * 24 * 60 * 60 },
+    },
   };
 }
 

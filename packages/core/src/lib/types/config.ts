@@ -87,6 +87,12 @@ export interface CookiesOptions {
    * (Gatehouse; written and deleted with `signInChallenge`).
    */
   signInBinding: CookieOption;
+  /**
+   * A browser the user trusted at the two-factor challenge ("don't ask again on this browser for
+   * 30 days"): encrypted with the configured secret, bound to the user, listed and revocable on
+   * the two-factor settings (Gatehouse; set only with `twoFactor`).
+   */
+  twoFactorTrust: CookieOption;
 }
 
 /** Overrides of the default cookies: any name, any attribute. */

@@ -108,6 +108,14 @@ export interface Moments {
   signingOut: { deadline: StoreDeadline };
   /** The request's session has ended (its cookies are being deleted). */
   signedOut: { deadline: StoreDeadline };
+  /**
+   * What proves a user's identity changed (their password was reset, changed or removed):
+   * whatever trusted the old proof (a browser trusted to skip a second factor) ends.
+   */
+  credentialsChanged: {
+    userId: string;
+    reason: "passwordReset" | "passwordChanged" | "passwordRemoved" | (string & {});
+  };
 }
 
 export type MomentName = keyof Moments;

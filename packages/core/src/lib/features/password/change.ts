@@ -12,6 +12,7 @@ import { requireCsrf } from "../../actions/csrf.js";
 import type { Context } from "../../context.js";
 import { hashPassword, verifyPassword } from "../../crypto/password.js";
 import { CallbackRouteError } from "../../errors.js";
+import { announce } from "../../moments.js";
 import { htmlResult, jsonResult, noStore, pageUrl, redirectResult } from "../../response.js";
 import { identifySession, type SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
@@ -159,6 +160,7 @@ export async function changePassword(
     provider: provider.id,
     providerType: "password",
   });
+  await announce(ctx, "credentialsChanged", { userId: user.id, reason: "passwordChanged" });
   if (user.email) await notifyChanged(ctx, provider, user.email);
   const result = json
     ? jsonResult(PASSWORD_CHANGED, 200, noStore)

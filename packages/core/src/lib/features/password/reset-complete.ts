@@ -6,6 +6,7 @@
  */
 import type { Context } from "../../context.js";
 import { hashPassword } from "../../crypto/password.js";
+import { announce } from "../../moments.js";
 import { completeSignIn } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { AdapterUser } from "../../types/models.js";
@@ -33,6 +34,7 @@ export async function completeReset(
     provider: provider.id,
     providerType: "password",
   });
+  await announce(ctx, "credentialsChanged", { userId: user.id, reason: "passwordReset" });
   if (user.email) await notifyChanged(ctx, provider, user.email);
   const account = publicAccount(provider, user.id);
   return completeSignIn(ctx, {

@@ -16,6 +16,7 @@
 import { requireCsrf } from "../../actions/csrf.js";
 import type { Context } from "../../context.js";
 import { hashPassword } from "../../crypto/password.js";
+import { announce } from "../../moments.js";
 import { htmlResult, jsonResult, noStore, redirectResult } from "../../response.js";
 import type { SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
@@ -189,6 +190,7 @@ export async function removePassword(
     provider: provider.id,
     providerType: "password",
   });
+  await announce(ctx, "credentialsChanged", { userId: user.id, reason: "passwordRemoved" });
   await tell(ctx, provider, "passwordRemoved", user, signInPage(ctx));
   const result = wantsJson(ctx)
     ? jsonResult(PASSWORD_REMOVED, 200, noStore)

@@ -8,7 +8,9 @@
  * - POST /two-factor/confirm (`code`): turns it on, and answers the backup codes, once; the
  *   code's time step is spent (it does not open a sign-in afterwards);
  * - POST /two-factor/backup-codes (`code`): a new set, replacing every old code;
- * - POST /two-factor/disable (`code` or `backupCode`): turns it off.
+ * - POST /two-factor/disable (`code` or `backupCode`): turns it off, and ends every trusted browser;
+ * - POST /two-factor/forget-browser (`id`, or `all`): ends the trust of one browser, or of all
+ *   (./trust.ts). GET /two-factor lists them; the list shows no address and no cookie.
  *
  * Every code is counted before it is checked (./limits.ts) and spent as it is accepted
  * (./prove.ts); the security log records each change.
@@ -29,8 +31,9 @@ import { renderBackupCodesPage, renderEnrolPage, renderSettingsPage } from "./pa
 import { openTotpSecret, type ProofOutcome, proveSecondFactor } from "./prove.js";
 import { qrSvg } from "./qr.js";
 import { sealSecret } from "./secret-box.js";
-import { readTwoFactor, startEnrolment } from "./store.js";
+import { newGeneration, readTwoFactor, startEnrolment, type TwoFactorRecord } from "./store.js";
 import { generateTotpSecret, otpauthUri } from "./totp.js";
+import { forgetTrustCookie, forgetTrusted, listTrustedBrowsers, readTrustCookie } from "./trust.js";
 
 /** How recent a sign-in must be to enrol, in seconds. */
 export const RECENT_SIGN_IN = 10 * 60;
@@ -72,6 +75,8 @@ async function settingsPage(
 ): Promise<ResponseInternal> {
   const [{ token }, record] = await Promise.all([ctx.csrf(), readTwoFactor(ctx, user.id)]);
   const html = renderSettingsPage({
+    trustedBrowsers: await listTrustedBrowsers(ctx, user.id, record),
+    forgetAction: routeUrl(ctx, "forget-browser"),
     enabled: record?.enabled ?? false,
     backupCodesLeft: record?.enabled ? record.backupCodes.length : 0,
     digits: optionsOf(ctx).params.digits,
@@ -135,9 +140,48 @@ export async function settings(ctx: Context): Promise<ResponseInternal> {
   if (isAnswer(found)) return found;
   if (!wantsJson(ctx)) return settingsPage(ctx, found.user);
   const record = await readTwoFactor(ctx, found.user.id);
+  return jsonResult(await settingsJson(ctx, found.user.id, record), 200, noStore);
+}
+
+/** The settings as JSON: on or off, backup codes left, trusted browsers. */
+async function settingsJson(ctx: Context, userId: string, record: TwoFactorRecord | null) {
   const enabled = record?.enabled ?? false;
   const backupCodesLeft = enabled && record ? record.backupCodes.length : 0;
-  return jsonResult({ enabled, backupCodesLeft }, 200, noStore);
+  const trustedBrowsers = await listTrustedBrowsers(ctx, userId, record);
+  return { enabled, backupCodesLeft, trustedBrowsers };
+}
+
+/** Whether a body field asks for everything (a form's `1`, or JSON's `true`). */
+const isAll = (value: unknown) => value === "1" || value === "true" || value === true;
+
+/** POST /two-factor/forget-browser. */
+export async function forgetBrowser(ctx: Context): Promise<ResponseInternal> {
+  const found = await begin(ctx);
+  if (isAnswer(found)) return found;
+  const { user } = found;
+  const body = ctx.req.body ?? {};
+  const all = isAll(body.all);
+  const id = typeof body.id === "string" ? body.id : "";
+  if (!all && !/^[0-9a-f]{32}$/.test(id)) {
+    return refuse(ctx, user, "InvalidTrustedBrowser", "Say which browser to forget.");
+  }
+  if (!(await forgetTrusted(ctx, user.id, all ? null : id))) {
+    return refuse(ctx, user, "UnknownTrustedBrowser", "That browser is not trusted.", 404);
+  }
+  const mine = await readTrustCookie(ctx);
+  if (mine && mine.userId === user.id && (all || mine.id === id)) {
+    ctx.setCookies.push(forgetTrustCookie(ctx));
+  }
+  const message = all
+    ? "No browser skips the code any more."
+    : "That browser will be asked for a code again.";
+  if (wantsJson(ctx)) {
+    const record = await readTwoFactor(ctx, user.id);
+    const status = all ? "trustedBrowsersForgotten" : "trustedBrowserForgotten";
+    const { trustedBrowsers } = await settingsJson(ctx, user.id, record);
+    return jsonResult({ status, message, trustedBrowsers }, 200, noStore);
+  }
+  return settingsPage(ctx, user, { message });
 }
 
 /** The site's host name, as an issuer may be written (an IPv6 address loses its colons). */
@@ -283,7 +327,16 @@ export async function disable(ctx: Context): Promise<ResponseInternal> {
     ctx,
     user.id,
     backup ? { backupCode: body.backupCode } : { code: body.code },
-    { also: { sealed: "", enabled: false, backupCodes: [] } },
+    // Every trusted browser ends with it; a new enrolment starts another generation.
+    {
+      also: {
+        sealed: "",
+        enabled: false,
+        backupCodes: [],
+        generation: newGeneration(),
+        trusted: [],
+      },
+    },
   );
   if (!outcome.ok) return proofRefusal(ctx, user, outcome);
   await recordSecurityEvent(ctx, { userId: user.id, type: DISABLED_EVENT });

@@ -8,6 +8,9 @@
  * A challenge ends: after `maxAttempts` tries; once the user finished any challenge issued after
  * it (an older challenge, held in another browser, is then refused); at its expiry (10 minutes).
  * Then the browser goes back to the sign-in page (`?error=TwoFactorChallengeExpired`).
+ *
+ * With `trustBrowser` (the page's "Don't ask again on this browser for 30 days"), the right code
+ * also lists this browser in the same write and gives it the trust cookie (./trust.ts).
  */
 import { requireCsrf } from "../../actions/csrf.js";
 import type { Context } from "../../context.js";
@@ -20,11 +23,12 @@ import type { PendingSignIn } from "../../types/moments.js";
 import { recordSecurityEvent } from "../security-log/log.js";
 import { logRefusal, optionsOf, refusalJson, routeUrl, wantsJson } from "./answer.js";
 import { TwoFactorFailed } from "./errors.js";
-import { BACKUP_CODE_USED_EVENT } from "./events.js";
+import { BACKUP_CODE_USED_EVENT, TRUSTED_BROWSER_EVENT } from "./events.js";
 import { countChallengeTry, countUserTry } from "./limits.js";
 import { renderChallengePage } from "./pages.js";
 import { proveSecondFactor } from "./prove.js";
 import { TWO_FACTOR_STEP } from "./step.js";
+import { listTrusted, newTrustedBrowser, TRUST_MAX_AGE, trustCookie } from "./trust.js";
 
 export const EXPIRED = "TwoFactorChallengeExpired";
 
@@ -63,6 +67,7 @@ async function page(ctx: Context, error?: string, invalid?: "code" | "backupCode
     action: routeUrl(ctx, "challenge"),
     csrfToken: token,
     digits: optionsOf(ctx).params.digits,
+    trustDays: TRUST_MAX_AGE / 86_400,
     theme: ctx.config.theme,
     ...(error ? { error } : {}),
     ...(invalid ? { invalid } : {}),
@@ -71,6 +76,9 @@ async function page(ctx: Context, error?: string, invalid?: "code" | "backupCode
 }
 
 const userIdOf = (pending: PendingSignIn) => (pending.user as { id?: unknown }).id;
+
+/** Whether the form asked to trust this browser (a checkbox's `1`, or JSON's `true`). */
+const asksTrust = (value: unknown) => value === "1" || value === "on" || value === true;
 
 export async function challenge(ctx: Context): Promise<ResponseInternal> {
   const json = wantsJson(ctx);
@@ -84,6 +92,7 @@ export async function challenge(ctx: Context): Promise<ResponseInternal> {
   const options = optionsOf(ctx);
   const body = ctx.req.body ?? {};
   const backup = typeof body.backupCode === "string" && body.backupCode !== "";
+  const trusted = asksTrust(body.trustBrowser) ? newTrustedBrowser(ctx) : undefined;
 
   // Counted before the check: per user and client address, then per challenge.
   const wait = await countUserTry(ctx, userId, options.maxAttempts);
@@ -100,9 +109,19 @@ export async function challenge(ctx: Context): Promise<ResponseInternal> {
       // A challenge issued before the user's last finished one is over.
       accept: (record) => record.completedAt < pending.issuedAt,
       also: { completedAt: Date.now() },
+      ...(trusted ? { extend: listTrusted(trusted) } : {}),
     },
   );
   if (outcome.ok) {
+    if (trusted) {
+      ctx.setCookies.push(await trustCookie(ctx, userId, trusted, outcome.record.generation));
+      await recordSecurityEvent(ctx, {
+        userId,
+        type: TRUSTED_BROWSER_EVENT,
+        provider: pending.provider.id,
+        providerType: pending.provider.type,
+      });
+    }
     if (outcome.factor === "backupCode") {
       await recordSecurityEvent(ctx, {
         userId,

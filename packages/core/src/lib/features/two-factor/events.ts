@@ -15,3 +15,5 @@ export const BACKUP_CODE_USED_EVENT = "backupCodeUsed" as string as SecurityEven
 export const BACKUP_CODES_EVENT = "backupCodesRegenerated" as string as SecurityEventType;
 /** The operator reset the user's second factors (server API). */
 export const RESET_EVENT = "twoFactorReset" as string as SecurityEventType;
+/** A right code at the challenge trusted the browser: it is not asked again for 30 days. */
+export const TRUSTED_BROWSER_EVENT = "trustedBrowserAdded" as string as SecurityEventType;

@@ -2,16 +2,20 @@
  * Two-factor sign-in (docs/two-factor.md): on with `twoFactor`, a sign-in step holds the sign-in
  * of a user with an enabled second factor until a code or a backup code is given (./step.ts,
  * ./challenge.ts), and the signed-in user's routes enrol, regenerate backup codes and turn it
- * off (./account.ts). Its code loads when a request first needs it.
+ * off (./account.ts), and list and forget the browsers they trusted (./trust.ts), which a reset,
+ * a change or a removal of the password ends too (./listener.ts). Its code loads when a request
+ * first needs it.
  */
 import type { ErrorType } from "../../errors.js";
 import type { Feature, FeatureError } from "../../feature.js";
+import { lazyListener } from "../../moments.js";
 import { checkTwoFactorConfig } from "./requirements.js";
 import backupCodes from "./route-backup-codes.js";
 import challenge from "./route-challenge.js";
 import confirm from "./route-confirm.js";
 import disable from "./route-disable.js";
 import enroll from "./route-enroll.js";
+import forgetBrowser from "./route-forget-browser.js";
 import settings from "./route-settings.js";
 import { twoFactorStep } from "./step.js";
 
@@ -27,13 +31,18 @@ const twoFactorErrors: readonly FeatureError[] = [
   },
 ];
 
+const endTrust = lazyListener(
+  ["credentialsChanged"],
+  async () => (await import("./listener.js")).trustListener,
+);
+
 export const twoFactorFeature = {
   name: "two-factor",
   errors: twoFactorErrors,
-  routes: [settings, enroll, confirm, backupCodes, disable, challenge],
+  routes: [settings, enroll, confirm, backupCodes, disable, forgetBrowser, challenge],
   equip(config) {
     if (!config.source.twoFactor) return undefined;
     checkTwoFactorConfig(config);
-    return { steps: [twoFactorStep] };
+    return { steps: [twoFactorStep], listeners: [endTrust] };
   },
 } satisfies Feature;

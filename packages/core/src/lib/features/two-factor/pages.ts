@@ -8,6 +8,7 @@
 import { escapeHtml, safeNavigationUrl } from "../../pages/escape.js";
 import { hiddenFields, INVALID_FIELD, renderErrorBox, renderShell } from "../../pages/shell.js";
 import type { Theme } from "../../types/config.js";
+import type { TrustedBrowserView } from "./trust.js";
 
 const href = (url: string) => escapeHtml(safeNavigationUrl(url));
 const form = (action: string) => `<form method="post" action="${href(action)}">`;
@@ -23,12 +24,24 @@ function codeField(digits: number, invalid: boolean, id = "two-factor-code"): st
   ].join("\n");
 }
 
+/** The checkbox that trusts this browser, in each form of the challenge. */
+function trustField(id: string, days: number): string {
+  return [
+    '<label class="checkbox">',
+    `<input id="${id}" name="trustBrowser" type="checkbox" value="1">`,
+    `Don't ask again on this browser for ${days} days`,
+    "</label>",
+  ].join("\n");
+}
+
 /** What {@link renderChallengePage} needs. */
 export interface ChallengePageParams {
   /** Where both forms post: POST /two-factor/challenge. */
   action: string;
   csrfToken: string;
   digits: number;
+  /** How long a trusted browser is not asked, in days. */
+  trustDays: number;
   error?: string;
   /** Which field the error is about. */
   invalid?: "code" | "backupCode";
@@ -44,6 +57,7 @@ export function renderChallengePage(params: ChallengePageParams): string {
     form(params.action),
     hiddenFields(params.csrfToken),
     codeField(params.digits, params.invalid === "code"),
+    trustField("two-factor-trust", params.trustDays),
     '<button type="submit" class="button button-primary">Verify</button>',
     "</form>",
     "<hr>",
@@ -53,6 +67,7 @@ export function renderChallengePage(params: ChallengePageParams): string {
     '<label for="two-factor-backup-code">Backup code</label>',
     '<input id="two-factor-backup-code" name="backupCode" type="text" autocomplete="off"' +
       ` spellcheck="false" required${params.invalid === "backupCode" ? INVALID_FIELD : ""}>`,
+    trustField("two-factor-trust-backup", params.trustDays),
     '<button type="submit" class="button">Use the backup code</button>',
     "</form>",
   ]);
@@ -74,6 +89,10 @@ export interface SettingsPageParams {
   enrollAction: string;
   disableAction: string;
   backupCodesAction: string;
+  /** POST /two-factor/forget-browser (`id`, or `all`). */
+  forgetAction: string;
+  /** The browsers that skip the code, newest first. */
+  trustedBrowsers: readonly TrustedBrowserView[];
   error?: string;
   message?: string;
   theme: Required<Theme>;
@@ -123,6 +142,7 @@ export function renderSettingsPage(params: SettingsPageParams): string {
     codeField(params.digits, false, "two-factor-disable-code"),
     '<button type="submit" class="button">Turn off two-factor sign-in</button>',
     "</form>",
+    trustedSection(params),
   ]);
   return renderShell({
     title: "Two-factor sign-in",
@@ -130,6 +150,43 @@ export function renderSettingsPage(params: SettingsPageParams): string {
     content,
     failed: !!params.error,
   });
+}
+
+/** A day as the settings show it (`2026-11-26`). */
+const day = (iso: string) => escapeHtml(iso.slice(0, 10));
+
+/** The trusted browsers, each with its "Forget" button, and "Forget all". */
+function trustedSection(params: SettingsPageParams): string {
+  const browsers = params.trustedBrowsers;
+  if (browsers.length === 0) {
+    return lines([
+      "<h2>Trusted browsers</h2>",
+      '<p class="muted">No browser skips the code. At the code, tick "Don\'t ask again on this browser" to trust one.</p>',
+    ]);
+  }
+  const items = browsers.map((browser) =>
+    lines([
+      `<li data-trusted-browser="${escapeHtml(browser.id)}">`,
+      `${escapeHtml(browser.client)}${browser.current ? " <strong>(this browser)</strong>" : ""}`,
+      `<span class="muted">trusted ${day(browser.createdAt)}, until ${day(browser.expiresAt)}</span>`,
+      form(params.forgetAction),
+      hiddenFields(params.csrfToken),
+      `<input type="hidden" name="id" value="${escapeHtml(browser.id)}">`,
+      '<button type="submit" class="button">Forget</button>',
+      "</form>",
+      "</li>",
+    ]),
+  );
+  return lines([
+    "<h2>Trusted browsers</h2>",
+    '<p class="muted">These browsers are not asked for a code when you sign in.</p>',
+    `<ul class="trusted-browsers">${items.join("\n")}</ul>`,
+    form(params.forgetAction),
+    hiddenFields(params.csrfToken),
+    '<input type="hidden" name="all" value="1">',
+    '<button type="submit" class="button">Forget all</button>',
+    "</form>",
+  ]);
 }
 
 /** What {@link renderEnrolPage} needs. */

@@ -33,6 +33,8 @@ export interface ProofTerms {
   accept?: (record: TwoFactorRecord) => boolean;
   /** Written with the proof, in the same write. */
   also?: TwoFactorChange;
+  /** Written with the proof too, made from the state it is written over (a trusted browser). */
+  extend?: (record: TwoFactorRecord) => TwoFactorChange;
   /** A pending enrolment counts (its first code turns it on). Default: only an enabled one. */
   pending?: boolean;
 }
@@ -83,8 +85,8 @@ export async function proveSecondFactor(
       change = { lastStep: step };
       factor = "totp";
     }
-    const written = { ...change, ...terms.also };
-    if (await updateTwoFactor(ctx, userId, record.version, written)) {
+    const written = { ...change, ...terms.also, ...terms.extend?.(record) };
+    if (await updateTwoFactor(ctx, userId, record, written)) {
       const backupCodesLeft = (written.backupCodes ?? record.backupCodes).length;
       return { ok: true, factor, record: { ...record, ...written }, backupCodesLeft };
     }

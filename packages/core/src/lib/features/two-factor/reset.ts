@@ -14,7 +14,7 @@ export async function resetUserTwoFactor(config: ResolvedConfig, userId: string)
   for (let attempt = 0; attempt < 4; attempt++) {
     const record = await readTwoFactor(source, userId);
     if (!record) return false;
-    if (await clearTwoFactor(source, userId, record.version)) {
+    if (await clearTwoFactor(source, userId, record)) {
       await recordSecurityEvent(config, { userId, type: RESET_EVENT, reason: "operator" });
       return true;
     }

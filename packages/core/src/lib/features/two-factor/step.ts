@@ -3,7 +3,9 @@
  * enabled gets no session but the challenge page (./challenge.ts). Which first factors ask: a
  * password (Credentials or Password providers), an email link or code, and OAuth or OIDC only
  * where `twoFactor.oauth` says so. A passkey sign-in does not: the passkey is a possession factor
- * verified with the user's PIN or biometric, two factors on its own.
+ * verified with the user's PIN or biometric, two factors on its own. Nor does a browser the user
+ * trusted (./trust.ts): its cookie names this user, a browser listed in their row, and the row's
+ * current generation of trust.
  */
 import type { Context } from "../../context.js";
 import type { PendingSignIn, SignInStep } from "../../types/moments.js";
@@ -28,6 +30,9 @@ export const twoFactorStep: SignInStep = {
     if (typeof userId !== "string" || userId === "") return undefined;
     const { readTwoFactor } = await import("./store.js");
     const record = await readTwoFactor(ctx, userId);
-    return record?.enabled ? `${ctx.authUrl}/two-factor/challenge` : undefined;
+    if (!record?.enabled) return undefined;
+    const { isTrustedBrowser } = await import("./trust.js");
+    if (await isTrustedBrowser(ctx, userId, record)) return undefined;
+    return `${ctx.authUrl}/two-factor/challenge`;
   },
 };

@@ -9,7 +9,11 @@
  * - `expires_at`: the time step of the last code accepted (no code is accepted twice);
  * - `scope`: the code parameters the enrolment was made with (`SHA-1 6 30`);
  * - `id_token`: the backup codes, each salted and hashed (./backup-codes.ts), space-separated;
- * - `session_state`: when the user last finished a challenge (ms), which ends older challenges;
+ * - `session_state`: a small JSON object, `{ "c": completedAt, "g": generation, "t": trusted }`:
+ *   when the user last finished a challenge (ms), which ends older challenges; the generation of
+ *   trust, which a trusted browser's cookie must match (a new one ends every trusted browser);
+ *   and the trusted browsers, newest first, at most {@link MAX_TRUSTED} (./trust.ts). A row
+ *   written before trusted browsers holds the bare number, read as `{ "c": … }`;
  * - `refresh_token`: the row's version. Every write is a compare-and-set on it (the adapter's
  *   `updateAccount` with `ifRefreshToken`), so of two requests that read the same state (the
  *   same code, the same backup code, twice at once) one writes and the other reads again.
@@ -66,9 +70,78 @@ export interface TwoFactorRecord {
   backupCodes: string[];
   /** When the user last finished a challenge (ms), or 0. */
   completedAt: number;
+  /** The generation of trust ("" before the first trusted browser): see ./trust.ts. */
+  generation: string;
+  /** The trusted browsers, newest first. */
+  trusted: TrustedBrowser[];
   /** The version every write compares. */
   version: string;
 }
+
+/** A browser the user trusted (no IP address, no cookie value: ./trust.ts). */
+export interface TrustedBrowser {
+  /** The random id its cookie carries. */
+  id: string;
+  /** When it was trusted (ms). */
+  at: number;
+  /** A short description of the browser from its User-Agent (`Firefox 133 on Windows`). */
+  client: string;
+  /** When its trust ends (ms). */
+  exp: number;
+}
+
+/** Trusted browsers kept per user: the newest. */
+export const MAX_TRUSTED = 10;
+
+/** What `session_state` packs. */
+export type RowState = Pick<TwoFactorRecord, "completedAt" | "generation" | "trusted">;
+
+const isTrusted = (value: unknown): value is TrustedBrowser => {
+  if (typeof value !== "object" || value === null) return false;
+  const { id, at, client, exp } = value as Record<string, unknown>;
+  return (
+    typeof id === "string" &&
+    typeof client === "string" &&
+    Number.isSafeInteger(at) &&
+    Number.isSafeInteger(exp)
+  );
+};
+
+/** The packed state of a row; a bare number (a row written before) is its `completedAt`. */
+export function parseState(value: unknown): RowState {
+  let packed: unknown = value;
+  if (typeof value === "string" && value.startsWith("{")) {
+    try {
+      packed = JSON.parse(value);
+    } catch {
+      packed = null;
+    }
+  }
+  if (typeof packed === "object" && packed !== null && !Array.isArray(packed)) {
+    const { c, g, t } = packed as Record<string, unknown>;
+    return {
+      completedAt: Number.isSafeInteger(c) ? (c as number) : 0,
+      generation: typeof g === "string" ? g : "",
+      trusted: Array.isArray(t) ? t.filter(isTrusted).slice(0, MAX_TRUSTED) : [],
+    };
+  }
+  const completed = Number(packed ?? 0);
+  return {
+    completedAt: Number.isSafeInteger(completed) ? completed : 0,
+    generation: "",
+    trusted: [],
+  };
+}
+
+function packState(state: RowState): string {
+  const t = state.trusted
+    .slice(0, MAX_TRUSTED)
+    .map(({ id, at, client, exp }) => ({ id, at, client, exp }));
+  return JSON.stringify({ c: state.completedAt, g: state.generation, t });
+}
+
+/** A new generation of trust: every trusted browser of an older one is trusted no more. */
+export const newGeneration = () => randomHex(8);
 
 const ALGORITHMS: readonly string[] = ["SHA-1", "SHA-256", "SHA-512"];
 
@@ -84,7 +157,6 @@ function parseParams(scope: unknown): TotpParams {
 function parse(row: AdapterAccount | null): TwoFactorRecord | null {
   if (!row || typeof row.access_token !== "string" || row.access_token === "") return null;
   const step = row.expires_at;
-  const completed = Number(row.session_state ?? 0);
   return {
     sealed: row.access_token,
     enabled: row.token_type === "enabled",
@@ -93,7 +165,7 @@ function parse(row: AdapterAccount | null): TwoFactorRecord | null {
     backupCodes: String(row.id_token ?? "")
       .split(" ")
       .filter((code) => code !== ""),
-    completedAt: Number.isSafeInteger(completed) ? completed : 0,
+    ...parseState(row.session_state),
     version: typeof row.refresh_token === "string" ? row.refresh_token : "",
   };
 }
@@ -111,9 +183,14 @@ export interface TwoFactorChange {
   params?: TotpParams;
   backupCodes?: string[];
   completedAt?: number;
+  generation?: string;
+  trusted?: TrustedBrowser[];
 }
 
-function columns(change: TwoFactorChange): Partial<AdapterAccount> {
+/** What a write compares and merges into: the version, and the packed state it changes. */
+export type TwoFactorBase = RowState & { version: string };
+
+function columns(change: TwoFactorChange, base: RowState): Partial<AdapterAccount> {
   const out: Partial<AdapterAccount> = {};
   if (change.sealed !== undefined) out.access_token = change.sealed;
   if (change.enabled !== undefined) out.token_type = change.enabled ? "enabled" : "pending";
@@ -123,35 +200,52 @@ function columns(change: TwoFactorChange): Partial<AdapterAccount> {
     out.scope = `${algorithm} ${digits} ${period}`;
   }
   if (change.backupCodes !== undefined) out.id_token = change.backupCodes.join(" ");
-  if (change.completedAt !== undefined) out.session_state = String(change.completedAt);
+  const { completedAt, generation, trusted } = change;
+  if (completedAt !== undefined || generation !== undefined || trusted !== undefined) {
+    out.session_state = packState({
+      completedAt: completedAt ?? base.completedAt,
+      generation: generation ?? base.generation,
+      trusted: trusted ?? base.trusted,
+    });
+  }
   return out;
 }
 
 /**
- * Writes `change` if the row is still at `version` (a compare-and-set): true when written,
- * false when another request changed it first (read it again and decide again).
+ * Writes `change` if the row is still at `base.version` (a compare-and-set): true when written,
+ * false when another request changed it first (read it again and decide again). The packed
+ * state's fields that `change` leaves are kept from `base`, the state read with that version.
  */
 export async function updateTwoFactor(
   ctx: Source,
   userId: string,
-  version: string,
+  base: TwoFactorBase,
   change: TwoFactorChange,
 ): Promise<boolean> {
   const written = await storeOf(ctx).updateAccount(
     {
       provider: TOTP_ROW,
       providerAccountId: userId,
-      ...columns(change),
+      ...columns(change, base),
       refresh_token: randomHex(16),
     },
-    { ifRefreshToken: version },
+    { ifRefreshToken: base.version },
   );
   return written !== null;
 }
 
+/** The row's packed state and version, whether or not it holds a second factor; null: no row. */
+export async function readRowState(ctx: Source, userId: string): Promise<TwoFactorBase | null> {
+  const row = await storeOf(ctx).getAccount(userId, TOTP_ROW);
+  if (!row) return null;
+  const version = typeof row.refresh_token === "string" ? row.refresh_token : "";
+  return { ...parseState(row.session_state), version };
+}
+
 /**
  * Starts an enrolment: a pending secret, replacing a pending one (the row is created on the
- * first enrolment). Refused (false) when the user's second factor is already enabled.
+ * first enrolment). Refused (false) when the user's second factor is already enabled. Each
+ * enrolment starts a new generation of trust, with no trusted browser.
  */
 export async function startEnrolment(
   ctx: Source,
@@ -165,6 +259,8 @@ export async function startEnrolment(
     lastStep: null,
     params,
     backupCodes: [],
+    generation: newGeneration(),
+    trusted: [],
   };
   for (let attempt = 0; attempt < 3; attempt++) {
     const row = await storeOf(ctx).getAccount(userId, TOTP_ROW);
@@ -175,7 +271,7 @@ export async function startEnrolment(
           type: ROW_TYPE,
           provider: TOTP_ROW,
           providerAccountId: userId,
-          ...columns(change),
+          ...columns(change, { completedAt: 0, generation: "", trusted: [] }),
           refresh_token: randomHex(16),
         });
         return true;
@@ -188,20 +284,27 @@ export async function startEnrolment(
     const current = parse(row);
     if (current?.enabled) return false;
     const version = typeof row.refresh_token === "string" ? row.refresh_token : "";
-    if (await updateTwoFactor(ctx, userId, version, change)) return true;
+    const base = { ...parseState(row.session_state), version };
+    if (await updateTwoFactor(ctx, userId, base, change)) return true;
   }
   return false;
 }
 
+/** What turning the second factor off writes: no secret, no codes, no trusted browser. */
+const cleared = (): TwoFactorChange => ({
+  sealed: "",
+  enabled: false,
+  lastStep: null,
+  backupCodes: [],
+  generation: newGeneration(),
+  trusted: [],
+});
+
 /**
- * Ends the user's second factor: the secret and the backup codes are cleared (the row stays,
- * empty, so that the next enrolment writes over it). False when the row changed meanwhile.
+ * Ends the user's second factor: the secret and the backup codes are cleared and every trusted
+ * browser ends (the row stays, empty, so that the next enrolment writes over it). False when
+ * the row changed meanwhile.
  */
-export function clearTwoFactor(ctx: Source, userId: string, version: string): Promise<boolean> {
-  return updateTwoFactor(ctx, userId, version, {
-    sealed: "",
-    enabled: false,
-    lastStep: null,
-    backupCodes: [],
-  });
+export function clearTwoFactor(ctx: Source, userId: string, base: TwoFactorBase): Promise<boolean> {
+  return updateTwoFactor(ctx, userId, base, cleared());
 }

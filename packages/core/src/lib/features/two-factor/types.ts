@@ -1,7 +1,7 @@
 /**
  * What two-factor sign-in adds to the open lists: the security-log events of enrolment,
- * disabling, backup codes and a reset by the operator. (Its account row's type, `two-factor`,
- * is no provider type and stays out of `AdapterAccountTypes`: ./store.ts.)
+ * disabling, backup codes, a reset by the operator and a trusted browser. (Its account row's
+ * type, `two-factor`, is no provider type and stays out of `AdapterAccountTypes`: ./store.ts.)
  */
 
 declare module "../security-log/options.js" {
@@ -11,6 +11,7 @@ declare module "../security-log/options.js" {
     backupCodeUsed: true;
     backupCodesRegenerated: true;
     twoFactorReset: true;
+    trustedBrowserAdded: true;
   }
 }
 
