@@ -25,11 +25,10 @@ import type { ResolvedConfig } from "./config.js";
 import type { Context } from "./context.js";
 import { classifyErrorType, type ErrorType } from "./errors.js";
 import { eventsListener } from "./events.js";
-import { addSignInErrorMessage, type SignInErrorMessage } from "./pages/sign-in-errors.js";
 import { attachMethod, carried, providerMethod } from "./provider-method.js";
 import type { RouteDeclaration } from "./routes/define.js";
 import type { SessionGuard } from "./session/guard.js";
-import type { ResponseInternal, SignInPageErrorParam } from "./types/config.js";
+import type { ResponseInternal } from "./types/config.js";
 import type { InternalProvider } from "./types/internal.js";
 import type { Account, AdapterAccount, JWT } from "./types/models.js";
 import type { Listener, SignInStep } from "./types/moments.js";
@@ -134,13 +133,13 @@ export interface FeatureError {
   /** The client's mistake: logged at `warn`, never as the server's error. */
   mistake?: boolean;
   /** The sign-in page's words for it (a page that receives `?error=<type>`). */
-  signInMessage?: SignInErrorMessage;
+  signInMessage?: string | ((code: string | undefined) => string);
 }
 
 export interface Feature {
   /** Its folder's name, for messages. */
   name: string;
-  /** The error types it raises (registered by {@link installFeatures}). */
+  /** The error types it raises (classified by {@link installFeatures}). */
   errors?: readonly FeatureError[];
   /** Routes it adds to the handler (their names join `AuthAction`). */
   routes?: readonly RouteDeclaration[];
@@ -171,13 +170,8 @@ const loadedMethods = new WeakMap<MethodDeclaration, Promise<SignInMethod>>();
 export function installFeatures(features: readonly Feature[]): void {
   if (features === installed) return;
   installed = features;
-  for (const error of features.flatMap((f) => f.errors ?? [])) {
-    classifyErrorType(error.type, error);
-    // The page's list of values is open too (`SignInPageErrors`); a feature's type is one.
-    if (error.signInMessage) {
-      addSignInErrorMessage(error.type as SignInPageErrorParam, error.signInMessage);
-    }
-  }
+  // The sign-in page reads the messages itself (./pages/sign-in-errors.ts), when it renders.
+  for (const error of features.flatMap((f) => f.errors ?? [])) classifyErrorType(error.type, error);
   parts = new WeakMap();
   routeTable = undefined;
   methodTable = undefined;

@@ -4,6 +4,7 @@
  * gives its message here. This module holds no HTML: a feature may import it when it is installed
  * without loading the page.
  */
+import { installedFeatures } from "../feature.js";
 import type { SignInPageErrorParam } from "../types/config.js";
 
 /** A message, or a function of the raw `?code=` (untrusted: it may only select or count). */
@@ -72,6 +73,15 @@ export function addSignInErrorMessage(
 
 /** The user-facing message for a `?error=` value (and `?code=`) of the sign-in page. */
 export function signInErrorMessage(error: string, code?: string): string {
-  const message = messages.get(error) ?? GENERIC;
+  const message = messages.get(error) ?? featureMessage(error) ?? GENERIC;
   return typeof message === "string" ? message : message(code);
+}
+
+/** The words an installed feature declared for one of its error types (../feature.ts `errors`). */
+function featureMessage(error: string): SignInErrorMessage | undefined {
+  for (const feature of installedFeatures()) {
+    const found = feature.errors?.find((e) => e.type === error && e.signInMessage);
+    if (found) return found.signInMessage;
+  }
+  return undefined;
 }
