@@ -513,11 +513,9 @@ for (const kind of kinds) {
       expect(await browser.signedInAs(apps[0]!.base)).toBe(email);
     });
 
-    // Known defect (packages/core, two-factor/store.ts): a reset writes `lastStep: null` as
-    // `expires_at: undefined`, which an adapter's `updateAccount` reads as "leave it", so the old
-    // secret's last step outlives it and the new secret's code of that step is refused. Remove
-    // `.fails` when the step is cleared.
-    test.fails("after a reset, the new secret's code of the old secret's last step turns it on", async () => {
+    // A reset clears the old secret's last step (`expires_at: null`): the new secret's code of
+    // that same step is not refused.
+    test("after a reset, the new secret's code of the old secret's last step turns it on", async () => {
       const { email, userId, spent } = await enrolled("reenrol");
       expect(await resetTwoFactor(apps[0]!.config, userId)).toBe(true);
       const base = apps[0]!.base;

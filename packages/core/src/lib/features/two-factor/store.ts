@@ -194,7 +194,10 @@ function columns(change: TwoFactorChange, base: RowState): Partial<AdapterAccoun
   const out: Partial<AdapterAccount> = {};
   if (change.sealed !== undefined) out.access_token = change.sealed;
   if (change.enabled !== undefined) out.token_type = change.enabled ? "enabled" : "pending";
-  if (change.lastStep !== undefined) out.expires_at = change.lastStep ?? undefined;
+  // `null` clears the column: a field left `undefined` is one `updateAccount` does not touch.
+  if (change.lastStep !== undefined) {
+    out.expires_at = change.lastStep ?? (null as unknown as undefined);
+  }
   if (change.params) {
     const { algorithm, digits, period } = change.params;
     out.scope = `${algorithm} ${digits} ${period}`;
