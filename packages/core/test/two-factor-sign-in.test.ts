@@ -321,3 +321,13 @@ test("the password alone still signs in a user who never enrolled", async () => 
   expect(response.headers.get("location")).not.toBe(CHALLENGE);
   expect(await w.signedInAs(jar)).toBe(OWNER);
 });
+
+test("the settings page leads back to the site, to the callback URL it was opened with", async () => {
+  const w = world();
+  await w.verifiedUser(OWNER);
+  const jar = new Jar();
+  await w.signIn(jar, OWNER);
+  const page = await send(w.config, jar, "/auth/two-factor?callbackUrl=%2Faccount");
+  const html = await page.text();
+  expect(html).toContain('href="http://localhost:3000/account">Back to the site</a>');
+});

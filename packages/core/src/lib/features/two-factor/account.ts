@@ -73,8 +73,13 @@ async function settingsPage(
   extra: { error?: string; message?: string } = {},
   status = 200,
 ): Promise<ResponseInternal> {
-  const [{ token }, record] = await Promise.all([ctx.csrf(), readTwoFactor(ctx, user.id)]);
+  const [{ token }, record, siteUrl] = await Promise.all([
+    ctx.csrf(),
+    readTwoFactor(ctx, user.id),
+    ctx.callbackUrl(),
+  ]);
   const html = renderSettingsPage({
+    siteUrl,
     trustedBrowsers: await listTrustedBrowsers(ctx, user.id, record),
     forgetAction: routeUrl(ctx, "forget-browser"),
     enabled: record?.enabled ?? false,

@@ -93,6 +93,8 @@ export interface SettingsPageParams {
   forgetAction: string;
   /** The browsers that skip the code, newest first. */
   trustedBrowsers: readonly TrustedBrowserView[];
+  /** Where "Back to the site" goes (the callback URL, else the site's home). */
+  siteUrl: string;
   error?: string;
   message?: string;
   theme: Required<Theme>;
@@ -103,6 +105,7 @@ export function renderSettingsPage(params: SettingsPageParams): string {
   const status = params.message
     ? `<p class="center" role="status">${escapeHtml(params.message)}</p>`
     : "";
+  const back = `<p class="center muted"><a href="${href(params.siteUrl)}">Back to the site</a></p>`;
   if (!params.enabled) {
     const content = lines([
       "<h1>Two-factor sign-in</h1>",
@@ -113,6 +116,7 @@ export function renderSettingsPage(params: SettingsPageParams): string {
       hiddenFields(params.csrfToken),
       '<button type="submit" class="button button-primary">Set up two-factor sign-in</button>',
       "</form>",
+      back,
     ]);
     return renderShell({
       title: "Two-factor sign-in",
@@ -143,6 +147,7 @@ export function renderSettingsPage(params: SettingsPageParams): string {
     '<button type="submit" class="button">Turn off two-factor sign-in</button>',
     "</form>",
     trustedSection(params),
+    back,
   ]);
   return renderShell({
     title: "Two-factor sign-in",
