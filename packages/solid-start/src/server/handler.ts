@@ -39,8 +39,10 @@ export interface SolidAuthHandlers {
  * action of the protocol (`providers`, `csrf`, `session`, `signin`, `signout`, `callback`,
  * `error`, `verify-request`, `webauthn-options`, `sessions`, `sessions/revoke`,
  * `backchannel-logout`, `signup`, `verify-email`, `forgot-password`, `reset-password`,
- * `change-password`, `change-email`, `set-password`, `remove-password`) and refuses an unknown
- * one with its `400 UnknownAction`. A request outside the prefix resolves to `undefined`, so
+ * `change-password`, `change-email`, `set-password`, `remove-password`, `two-factor`,
+ * `two-factor/enroll`, `two-factor/confirm`, `two-factor/backup-codes`, `two-factor/disable`,
+ * `two-factor/challenge`, `two-factor/forget-browser`) and refuses an unknown one with its
+ * `400 UnknownAction`. A request outside the prefix resolves to `undefined`, so
  * SolidStart goes on to its other routes.
  *
  * The core configuration is built once, on the first request, from `config` and the environment
