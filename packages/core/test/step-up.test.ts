@@ -136,3 +136,93 @@ test("mfa is two kinds of factor", () => {
   expect(satisfies(["fed"], ["mfa"])).toBe(false);
   expect(satisfies([], [])).toBe(true);
 });
+
+describe("the built-in sensitive actions of a user with two-factor sign-in", () => {
+  async function twoFactorUser() {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-26T10:00:00Z"));
+    const w = passwordWorld({
+      config: { twoFactor: {}, session: { strategy: "database" } },
+      emailSignIn: true,
+    });
+    await w.verifiedUser("owner@example.com");
+    const jar = new Jar();
+    await w.signIn(jar, "owner@example.com");
+    const post = async (path: string, body: Record<string, unknown> = {}) =>
+      send(w.config, jar, `/auth/${path}`, {
+        json: { csrfToken: await csrfToken(w.config, jar), ...body },
+      });
+    const { secret } = (await (await post("two-factor/enroll")).json()) as { secret: string };
+    await post("two-factor/confirm", { code: await totpCode(secret, totpStep()) });
+    return { w, jar, post, secret };
+  }
+
+  test("a session from a sign-in over ten minutes ago is sent to sign in again; a fresh one acts", async () => {
+    const { w, jar, post, secret } = await twoFactorUser();
+    vi.setSystemTime(new Date("2026-11-26T10:11:00Z"));
+    const asks = [
+      post("change-password/password", {
+        currentPassword: "correct horse battery staple",
+        password: "a different passphrase entirely",
+      }),
+      post("change-email/password", {
+        email: "new@example.com",
+        currentPassword: "correct horse battery staple",
+      }),
+      post("remove-password/password", { currentPassword: "correct horse battery staple" }),
+      post("sessions/revoke", { others: true }),
+    ];
+    for (const answer of await Promise.all(asks)) {
+      expect(answer.status).toBe(403);
+      const body = (await answer.json()) as { error: string; signInUrl: string };
+      expect(body.error).toBe("ReauthenticationRequired");
+      expect(new URL(body.signInUrl).pathname).toBe("/auth/signin");
+    }
+    // Nothing changed: the old password still works (after its second factor).
+    expect((await w.signIn(new Jar(), "owner@example.com")).headers.get("location")).toContain(
+      "/auth/two-factor/challenge",
+    );
+    // Signing in again (password, then the code) makes the session fresh.
+    await w.signIn(jar, "owner@example.com");
+    await post("two-factor/challenge", { code: await totpCode(secret, totpStep() + 1) });
+    const changed = await post("change-password/password", {
+      currentPassword: "correct horse battery staple",
+      password: "a different passphrase entirely",
+    });
+    expect(changed.status).toBe(200);
+  });
+
+  test("a browser form is taken to the sign-in page, coming back to the action's page", async () => {
+    const { w, jar } = await twoFactorUser();
+    vi.setSystemTime(new Date("2026-11-26T10:11:00Z"));
+    const answer = await send(w.config, jar, "/auth/change-password/password", {
+      form: {
+        csrfToken: await csrfToken(w.config, jar),
+        currentPassword: "correct horse battery staple",
+        password: "a different passphrase entirely",
+      },
+    });
+    expect(answer.status).toBe(302);
+    const to = new URL(answer.headers.get("location")!);
+    expect(to.pathname).toBe("/auth/signin");
+    expect(to.searchParams.get("callbackUrl")).toBe(`${ORIGIN}/auth/change-password/password`);
+  });
+
+  test("a user without two-factor keeps the actions' own checks only", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(new Date("2026-11-26T10:00:00Z"));
+    const w = passwordWorld({ config: { twoFactor: {}, session: { strategy: "database" } } });
+    await w.verifiedUser("plain@example.com");
+    const jar = new Jar();
+    await w.signIn(jar, "plain@example.com");
+    vi.setSystemTime(new Date("2026-11-26T12:00:00Z"));
+    const changed = await send(w.config, jar, "/auth/change-password/password", {
+      json: {
+        csrfToken: await csrfToken(w.config, jar),
+        currentPassword: "correct horse battery staple",
+        password: "a different passphrase entirely",
+      },
+    });
+    expect(changed.status).toBe(200);
+  });
+});

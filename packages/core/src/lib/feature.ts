@@ -13,7 +13,8 @@
  * - `sessionClaims`: claims a new JWT session starts with;
  * - `signOutTarget`: where a sign-out goes on to (a provider's end-session page);
  * - `provesNothing`: accounts that are no way in of their own (a password chosen at a sign-up
- *   nobody confirmed), which the adoption checks of address proofs set aside.
+ *   nobody confirmed), which the adoption checks of address proofs set aside;
+ * - `needsFreshProof`: users whose sensitive actions need a recent sign-in (two-factor users).
  *
  * A feature's error types (`errors`) are registered when the features are installed, before any
  * request: the sign-in page knows their words, and answers know which may reach a client.
@@ -61,6 +62,13 @@ export interface FeatureParts {
    * then voids them when it hears `emailVerified`.
    */
   provesNothing?: (account: AdapterAccount) => boolean;
+  /**
+   * Whether the user's sensitive actions (a new password or address, removing a way in, ending
+   * every session) need a sign-in from the last few minutes, not only the action's own checks:
+   * a feature that protects the user more (two-factor sign-in, when the user has it on) says so,
+   * so that a stolen session cookie cannot undo that protection.
+   */
+  needsFreshProof?: (ctx: Context, userId: string) => Promise<boolean>;
 }
 
 /** What a sign-in method does for its providers (./sign-in/<method>/). */
@@ -158,6 +166,8 @@ export interface Parts {
   signOutTarget: FeatureParts["signOutTarget"];
   /** True for an account some feature says proves nothing (see {@link FeatureParts}). */
   provesNothing: (account: AdapterAccount) => boolean;
+  /** True when some feature says the user's sensitive actions need a fresh sign-in. */
+  needsFreshProof: (ctx: Context, userId: string) => Promise<boolean>;
 }
 
 let installed: readonly Feature[] = [];
@@ -212,6 +222,7 @@ function build(config: ResolvedConfig): Parts {
   let sessionGuard: SessionGuard | undefined;
   let signOutTarget: FeatureParts["signOutTarget"];
   const unproven: ((account: AdapterAccount) => boolean)[] = [];
+  const fresh: ((ctx: Context, userId: string) => Promise<boolean>)[] = [];
   for (const feature of installed) {
     const own = feature.equip?.(config);
     if (!own) continue;
@@ -227,9 +238,22 @@ function build(config: ResolvedConfig): Parts {
       signOutTarget = own.signOutTarget;
     }
     if (own.provesNothing) unproven.push(own.provesNothing);
+    if (own.needsFreshProof) fresh.push(own.needsFreshProof);
   }
   const provesNothing = (account: AdapterAccount) => unproven.some((test) => test(account));
-  return { listeners, steps, sessionGuard, sessionClaims, signOutTarget, provesNothing };
+  const needsFreshProof = async (ctx: Context, userId: string) => {
+    for (const asks of fresh) if (await asks(ctx, userId)) return true;
+    return false;
+  };
+  return {
+    listeners,
+    steps,
+    sessionGuard,
+    sessionClaims,
+    signOutTarget,
+    provesNothing,
+    needsFreshProof,
+  };
 }
 
 /** What the installed features add to `config`, worked out on first use. */

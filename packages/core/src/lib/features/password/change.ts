@@ -20,6 +20,7 @@ import type { AdapterUser } from "../../types/models.js";
 import type { CredentialsConfig } from "../../types/providers.js";
 import { checkCredentialsAttempt } from "../rate-limit/index.js";
 import { recordSecurityEvent } from "../security-log/log.js";
+import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
 import { logRefusal, policyOf, refusalJson, wantsJson } from "./answer.js";
 import type { PasswordConfig } from "./options.js";
 import { renderChangePage } from "./pages-reset.js";
@@ -110,6 +111,9 @@ export async function changePassword(
   const found = await signedIn(ctx);
   if (!found) return signInFirst(ctx, provider, json);
   const { ref, user } = found;
+  if (!(await hasFreshProof(ctx, ref))) {
+    return reauthenticate(ctx, json, routeUrl(ctx, CHANGE_ROUTE, provider));
+  }
   const refuse = (error: string, message: string, invalid?: PageState["invalid"]) => {
     if (json) return refusalJson(ctx, error, message);
     logRefusal(ctx, error);

@@ -29,6 +29,7 @@ import type { ResponseInternal } from "../../types/config.js";
 import type { AdapterUser } from "../../types/models.js";
 import { limitEmail } from "../rate-limit/index.js";
 import { recordSecurityEvent } from "../security-log/log.js";
+import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
 import { logRefusal, refusalJson, wantsJson } from "./answer.js";
 import {
   CHANGE_EMAIL_ROUTE,
@@ -137,6 +138,9 @@ async function requestChange(ctx: Context, provider: PasswordConfig): Promise<Re
   const found = await signedIn(ctx);
   if (!found) return signInFirst(ctx, provider, CHANGE_EMAIL_ROUTE, json);
   const { ref, user } = found;
+  if (!(await hasFreshProof(ctx, ref))) {
+    return reauthenticate(ctx, json, routeUrl(ctx, CHANGE_EMAIL_ROUTE, provider));
+  }
   const typed = text(ctx.req.body?.email) ?? "";
   const refuse = (error: string, message: string, invalid?: "email" | "current") => {
     if (json) return refusalJson(ctx, error, message);

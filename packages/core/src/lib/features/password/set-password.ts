@@ -22,6 +22,7 @@ import type { SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { AdapterUser } from "../../types/models.js";
 import { recordSecurityEvent } from "../security-log/log.js";
+import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
 import { logRefusal, policyOf, refusalJson, wantsJson } from "./answer.js";
 import { RECENT_SIGN_IN, signedInAt } from "./email-change.js";
 import { PASSWORD_REMOVED_EVENT, PASSWORD_SET_EVENT } from "./events.js";
@@ -165,6 +166,9 @@ export async function removePassword(
   const found = await begin(ctx, provider, REMOVE_ROUTE);
   if (!("user" in found && "ref" in found)) return found;
   const { ref, user } = found;
+  if (!(await hasFreshProof(ctx, ref))) {
+    return reauthenticate(ctx, wantsJson(ctx), routeUrl(ctx, REMOVE_ROUTE, provider));
+  }
   const refuse = refusal(ctx, provider, REMOVE_ROUTE, user);
   const stored = await usablePassword(ctx, provider, user);
   if (!stored) return refuse("NoPassword", "This account has no password to remove.");

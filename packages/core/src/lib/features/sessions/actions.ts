@@ -3,7 +3,8 @@
  * `GET /sessions` lists them, the current one marked; `POST /sessions/revoke` ends one
  * (`{ id }`), all but the current one (`{ others: true }`) or all of them (`{ all: true }`, which
  * also signs this browser out). Answers are JSON, never redirects; the session is found from the
- * cookie alone, so no user can reach another user's sessions.
+ * cookie alone, so no user can reach another user's sessions. Ending every other session asks a
+ * fresh sign-in of a user whose account needs one (../step-up/fresh-proof.ts).
  */
 
 import { unavailableJson } from "../../actions/signout-unavailable.js";
@@ -19,6 +20,7 @@ import {
 } from "../../session/store-deadline.js";
 import type { ResponseInternal } from "../../types/config.js";
 import { recordSecurityEvent } from "../security-log/log.js";
+import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
 import {
   listUserSessions,
   revokeAllUserSessions,
@@ -155,6 +157,11 @@ export async function revokeSessionsAction(ctx: Context): Promise<ResponseIntern
     );
   }
   try {
+    // Ending every other session is sensitive: for a user whose account needs it (two-factor),
+    // only with a fresh sign-in, or a stolen session could sign the owner out everywhere.
+    if (!("id" in asked) && !(await hasFreshProof(ctx, ref))) {
+      return reauthenticate(ctx, true, ctx.origin);
+    }
     // Not retried as a whole (a revocation may re-issue this browser's cookie), but bounded.
     const revoked = await deadline.race("the revocation", revoke(ctx, ref, asked, deadline));
     return jsonResult({ revoked }, 200, noStore);

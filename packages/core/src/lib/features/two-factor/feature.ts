@@ -6,6 +6,7 @@
  * a change or a removal of the password ends too (./listener.ts). Its code loads when a request
  * first needs it.
  */
+import type { Context } from "../../context.js";
 import type { ErrorType } from "../../errors.js";
 import type { Feature, FeatureError } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
@@ -36,6 +37,12 @@ const endTrust = lazyListener(
   async () => (await import("./listener.js")).trustListener,
 );
 
+/** A user with two-factor sign-in on: sensitive actions need a fresh sign-in (features/step-up). */
+async function needsFreshProof(ctx: Context, userId: string): Promise<boolean> {
+  const { readTwoFactor } = await import("./store.js");
+  return (await readTwoFactor(ctx, userId))?.enabled ?? false;
+}
+
 export const twoFactorFeature = {
   name: "two-factor",
   errors: twoFactorErrors,
@@ -43,6 +50,6 @@ export const twoFactorFeature = {
   equip(config) {
     if (!config.source.twoFactor) return undefined;
     checkTwoFactorConfig(config);
-    return { steps: [twoFactorStep], listeners: [endTrust] };
+    return { steps: [twoFactorStep], listeners: [endTrust], needsFreshProof };
   },
 } satisfies Feature;

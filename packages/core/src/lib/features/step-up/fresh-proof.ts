@@ -1,0 +1,45 @@
+/**
+ * The check the built-in sensitive actions run before their own (a new password or address,
+ * removing a password, ending every session): when a feature says the user needs it (two-factor
+ * sign-in, for a user who has it on: ../../feature.ts `needsFreshProof`), the session must come
+ * from a sign-in within {@link FRESH_PROOF_MAX_AGE} seconds, so that a session cookie stolen
+ * after the sign-in cannot change what protects the account. Proving it again is signing in
+ * again (which asks the second factor again): the refusal, `ReauthenticationRequired` (403),
+ * names the sign-in page, coming back to the action's page.
+ */
+import type { Context } from "../../context.js";
+import { partsOf } from "../../feature.js";
+import { jsonResult, noStore, pageUrl, redirectResult } from "../../response.js";
+import type { SessionRef } from "../../session/index.js";
+import type { ResponseInternal } from "../../types/config.js";
+
+/** How recent the sign-in behind a sensitive action must be, in seconds. */
+export const FRESH_PROOF_MAX_AGE = 10 * 60;
+
+export const REAUTHENTICATION_MESSAGE =
+  "Sign in again to confirm it is you, then try again within ten minutes.";
+
+/** Whether the session may run a sensitive action now (see the module comment). */
+export async function hasFreshProof(ctx: Context, ref: SessionRef): Promise<boolean> {
+  if (!(await partsOf(ctx.config).needsFreshProof(ctx, ref.userId))) return true;
+  const at = ref.createdAt?.valueOf();
+  return at !== undefined && Date.now() - at <= FRESH_PROOF_MAX_AGE * 1000;
+}
+
+/**
+ * The refusal of an action without a fresh proof: JSON 403 with the sign-in page's URL, or, for a
+ * browser's form, the sign-in page itself, which comes back to `back` (the action's page).
+ */
+export function reauthenticate(ctx: Context, json: boolean, back: string): ResponseInternal {
+  const page = ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`;
+  const signInUrl = pageUrl(ctx, page, { callbackUrl: back });
+  const logged = new Error("A sensitive action needs a fresh sign-in");
+  logged.name = "ReauthenticationRequired";
+  ctx.config.logger.warn("client-error", logged);
+  if (!json) return redirectResult(signInUrl);
+  return jsonResult(
+    { error: "ReauthenticationRequired", message: REAUTHENTICATION_MESSAGE, signInUrl },
+    403,
+    noStore,
+  );
+}
