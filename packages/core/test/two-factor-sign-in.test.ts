@@ -7,10 +7,12 @@
  * backup codes work once; turning it off needs a code.
  */
 import { resetTwoFactor } from "@gatehousejs/core";
+import Passkey from "@gatehousejs/core/providers/passkey";
 import { describe, expect, test } from "vitest";
 import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
-import { csrfToken, Jar, send } from "./helpers.js";
+import { csrfToken, Jar, ORIGIN, send } from "./helpers.js";
 import { PASSWORD, passwordWorld } from "./password-world.js";
+import { SoftAuthenticator } from "./support/authenticator.js";
 
 const OWNER = "owner@example.com";
 const CHALLENGE = "http://localhost:3000/auth/two-factor/challenge";
@@ -330,4 +332,51 @@ test("the settings page leads back to the site, to the callback URL it was opene
   const page = await send(w.config, jar, "/auth/two-factor?callbackUrl=%2Faccount");
   const html = await page.text();
   expect(html).toContain('href="http://localhost:3000/account">Back to the site</a>');
+});
+
+describe("a passkey instead of a code", () => {
+  test("the challenge page offers the account's passkey (sign-in only); it signs in without a code, as two factors", async () => {
+    const w = world({
+      providers: [Passkey()],
+      config: { twoFactor: {}, experimental: { enableWebAuthn: true } },
+    });
+    const { jar } = await w.enrolled();
+    // The signed-in owner adds a passkey to the account.
+    const device = new SoftAuthenticator();
+    const registration = await send(
+      w.config,
+      jar,
+      "/auth/webauthn-options/passkey?action=register",
+    );
+    const { options } = (await registration.json()) as {
+      options: Parameters<SoftAuthenticator["register"]>[0];
+    };
+    await send(w.config, jar, "/auth/callback/passkey", {
+      form: { action: "register", data: JSON.stringify(device.register(options, ORIGIN)) },
+    });
+
+    const { jar: other } = await w.challenged();
+    const page = await (await send(w.config, other, "/auth/two-factor/challenge")).text();
+    expect(page).toContain('<form id="passkey-form" method="post"');
+    expect(page).toContain('"register":false');
+    expect(await w.signedInAs(other)).toBeNull();
+
+    const asked = await send(w.config, other, "/auth/webauthn-options/passkey");
+    const { options: request } = (await asked.json()) as {
+      options: Parameters<SoftAuthenticator["authenticate"]>[0];
+    };
+    const done = await send(w.config, other, "/auth/callback/passkey", {
+      form: { action: "authenticate", data: JSON.stringify(device.authenticate(request, ORIGIN)) },
+    });
+    expect(done.headers.get("location")).not.toBe(CHALLENGE);
+    expect(await w.signedInAs(other)).toBe(OWNER);
+  });
+
+  test("without a passkey provider the page offers none", async () => {
+    const w = world();
+    await w.enrolled();
+    const { jar } = await w.challenged();
+    const page = await (await send(w.config, jar, "/auth/two-factor/challenge")).text();
+    expect(page).not.toContain("Use a passkey");
+  });
 });

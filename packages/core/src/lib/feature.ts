@@ -97,11 +97,12 @@ export interface MethodDeclaration {
   types: readonly string[];
   load: () => Promise<SignInMethod>;
   /**
-   * HTML the built-in sign-in page adds after the provider's form (the passkey script). Not
+   * HTML the built-in sign-in page adds after the provider's form (the passkey script; with
+   * `signInOnly`, for a page that only signs in: no sign-up, no autofill). Not
    * behind `load`, since a page renders at once: a method that has some is carried by its
    * providers, so that only apps with such a provider bundle it.
    */
-  signInPageHtml?: (provider: InternalProvider) => string;
+  signInPageHtml?: (provider: InternalProvider, options?: { signInOnly?: boolean }) => string;
   /**
    * The provider's whole block on the built-in sign-in page, for a provider type the page does
    * not render itself (the password provider's form). It shows with the credentials forms (the

@@ -15,6 +15,7 @@
 import { requireCsrf } from "../../actions/csrf.js";
 import type { Context } from "../../context.js";
 import { RateLimited } from "../../errors.js";
+import { carriedMethod } from "../../feature.js";
 import { announce } from "../../moments.js";
 import { htmlResult, pageUrl, redirectResult } from "../../response.js";
 import { pendingSignIn, resumeSignIn } from "../../sign-in.js";
@@ -25,7 +26,7 @@ import { logRefusal, optionsOf, refusalJson, routeUrl, wantsJson } from "./answe
 import { TwoFactorFailed } from "./errors.js";
 import { BACKUP_CODE_USED_EVENT, TRUSTED_BROWSER_EVENT } from "./events.js";
 import { countChallengeTry, countUserTry } from "./limits.js";
-import { renderChallengePage } from "./pages.js";
+import { type PasskeyOffer, renderChallengePage } from "./pages.js";
 import { proveSecondFactor } from "./prove.js";
 import { TWO_FACTOR_STEP } from "./step.js";
 import { listTrusted, newTrustedBrowser, TRUST_MAX_AGE, trustCookie } from "./trust.js";
@@ -61,9 +62,26 @@ function forgetChallenge(ctx: Context) {
     }));
 }
 
-async function page(ctx: Context, error?: string, invalid?: "code" | "backupCode") {
+/** The passkey providers the challenge page offers, each with its sign-in-only script. */
+function passkeyOffers(ctx: Context, landing: string): PasskeyOffer[] {
+  return ctx.config.providers.flatMap((config) => {
+    const html = carriedMethod(config)?.signInPageHtml;
+    if (config.type !== "webauthn" || !html) return [];
+    const provider = ctx.provider(config);
+    const script = html(provider, { signInOnly: true });
+    return [{ id: provider.id, callbackUrl: provider.callbackUrl, landing, script }];
+  });
+}
+
+async function page(
+  ctx: Context,
+  pending: PendingSignIn,
+  error?: string,
+  invalid?: "code" | "backupCode",
+) {
   const { token } = await ctx.csrf();
   const html = renderChallengePage({
+    passkeys: passkeyOffers(ctx, pending.callbackUrl),
     action: routeUrl(ctx, "challenge"),
     csrfToken: token,
     digits: optionsOf(ctx).params.digits,
@@ -83,7 +101,8 @@ const asksTrust = (value: unknown) => value === "1" || value === "on" || value =
 export async function challenge(ctx: Context): Promise<ResponseInternal> {
   const json = wantsJson(ctx);
   if (ctx.req.method !== "POST") {
-    return (await pendingSignIn(ctx)) ? page(ctx) : startOver(ctx, false);
+    const waiting = await pendingSignIn(ctx);
+    return waiting ? page(ctx, waiting) : startOver(ctx, false);
   }
   await requireCsrf(ctx);
   const pending = await pendingSignIn(ctx);
@@ -145,5 +164,5 @@ export async function challenge(ctx: Context): Promise<ResponseInternal> {
     : "That code is wrong or was used already. Wait for the next one and try again.";
   if (json) return refusalJson(ctx, "WrongCode", message);
   logRefusal(ctx, "WrongCode");
-  return page(ctx, message, backup ? "backupCode" : "code");
+  return page(ctx, pending, message, backup ? "backupCode" : "code");
 }

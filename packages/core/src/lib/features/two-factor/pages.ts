@@ -45,7 +45,44 @@ export interface ChallengePageParams {
   error?: string;
   /** Which field the error is about. */
   invalid?: "code" | "backupCode";
+  /**
+   * The passkey providers the page offers instead (a passkey is two factors by itself): each
+   * one's form posts to its callback through the passkey script its method gives.
+   */
+  passkeys?: readonly PasskeyOffer[];
   theme: Required<Theme>;
+}
+
+/** A passkey provider as the challenge page offers it. */
+export interface PasskeyOffer {
+  id: string;
+  /** POST /callback/<id>. */
+  callbackUrl: string;
+  /** Where the passkey sign-in lands (the waiting sign-in's). */
+  landing: string;
+  /** The provider's passkey script, sign-in only (its method's `signInPageHtml`). */
+  script: string;
+}
+
+/** "Use a passkey instead": the forms of the passkey providers, for the passkey script. */
+function passkeySection(params: ChallengePageParams): string {
+  const offers = params.passkeys ?? [];
+  if (offers.length === 0) return "";
+  return lines([
+    "<hr>",
+    '<p class="center muted">Or sign in with a passkey of this account: it needs no code.</p>',
+    ...offers.map((offer) => {
+      const id = escapeHtml(offer.id);
+      return lines([
+        `<form id="${id}-form" method="post" action="${href(offer.callbackUrl)}">`,
+        hiddenFields(params.csrfToken, offer.landing),
+        `<button id="submitButton-${id}" type="submit" class="button">Use a passkey</button>`,
+        "</form>",
+        `<div id="${id}-error" aria-live="assertive" aria-atomic="true"></div>`,
+        offer.script,
+      ]);
+    }),
+  ]);
 }
 
 /** The page after the first factor: a code from the app, or a backup code. */
@@ -70,6 +107,7 @@ export function renderChallengePage(params: ChallengePageParams): string {
     trustField("two-factor-trust-backup", params.trustDays),
     '<button type="submit" class="button">Use the backup code</button>',
     "</form>",
+    passkeySection(params),
   ]);
   return renderShell({
     title: "Two-factor sign-in",

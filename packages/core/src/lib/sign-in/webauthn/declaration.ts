@@ -20,5 +20,6 @@ export const webauthnDeclaration: MethodDeclaration = {
       routes: { "webauthn-options": (ctx) => webauthnOptions(ctx) },
     };
   },
-  signInPageHtml: (provider) => renderWebAuthnScript(provider as WebAuthnInternalProvider),
+  signInPageHtml: (provider, options) =>
+    renderWebAuthnScript(provider as WebAuthnInternalProvider, options),
 };

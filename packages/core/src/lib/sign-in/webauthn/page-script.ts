@@ -4,8 +4,8 @@
  * the form and its error region (../../pages/signin.ts). It asks
  * `<basePath>/webauthn-options/<id>` which ceremony to run, calls the browser's WebAuthn API, and
  * posts the result (`action`, `data`) through the provider's form to its callback. The form's
- * button signs in; a "Create a passkey" button the script adds registers one (on the signed-in
- * user's account, else for a new passkey-only user). No form field is sent: the server never
+ * button signs in; a "Create a passkey" button the script adds (unless `signInOnly`) registers
+ * one (on the signed-in user's account, else for a new passkey-only user). No form field is sent: the server never
  * looks a user up by what the request says (docs/security.md).
  */
 import type { InternalProvider } from "../../types/internal.js";
@@ -105,11 +105,13 @@ const body = `
     event.preventDefault();
     run("signin").catch(fail);
   });
-  var create = document.createElement("button");
-  create.type = "button"; create.id = settings.registerId; create.className = "button button-provider";
-  create.textContent = "Create a passkey";
-  create.addEventListener("click", function () { run("register").catch(fail); });
-  form.appendChild(create);
+  if (settings.register) {
+    var create = document.createElement("button");
+    create.type = "button"; create.id = settings.registerId; create.className = "button button-provider";
+    create.textContent = "Create a passkey";
+    create.addEventListener("click", function () { run("register").catch(fail); });
+    form.appendChild(create);
+  }
   if (settings.conditional && PublicKeyCredential.isConditionalMediationAvailable) {
     PublicKeyCredential.isConditionalMediationAvailable()
       .then(function (ok) { if (ok) return run("conditional"); })
@@ -119,15 +121,20 @@ const body = `
 
 /**
  * The inline script for one WebAuthn provider's form (`<id>-form`), which writes its failures
- * into the page's error region (`<id>-error`).
+ * into the page's error region (`<id>-error`). `signInOnly`: no "Create a passkey" button and no
+ * autofill (a page that offers a passkey to sign in with, as the two-factor challenge does).
  */
-export function renderWebAuthnScript(provider: InternalProvider & WebAuthnConfig): string {
+export function renderWebAuthnScript(
+  provider: InternalProvider & WebAuthnConfig,
+  options: { signInOnly?: boolean } = {},
+): string {
   const settings = {
     formId: `${provider.id}-form`,
     errorId: `${provider.id}-error`,
     registerId: `registerButton-${provider.id}`,
     optionsUrl: provider.callbackUrl.replace(/\/callback\/([^/]+)$/, "/webauthn-options/$1"),
-    conditional: provider.enableConditionalUI === true,
+    conditional: options.signInOnly !== true && provider.enableConditionalUI === true,
+    register: options.signInOnly !== true,
   };
   return `<script>(function (settings) {${body}})(${scriptJson(settings)});</script>`;
 }
