@@ -1,6 +1,7 @@
 /**
  * Two-factor sign-in from `@gatehousejs/core/client`: `twoFactorStatus`, `enrollTwoFactor`,
- * `confirmTwoFactor`, `regenerateBackupCodes`, `disableTwoFactor` and `verifyTwoFactor`, with
+ * `confirmTwoFactor`, `regenerateBackupCodes`, `disableTwoFactor`, `verifyTwoFactor` (trusting
+ * the browser too) and `forgetTrustedBrowser`, with
  * `signIn("password")` telling a sign-in held for its second factor, driven against a real
  * `Auth()` handler with the password provider and two-factor sign-in on the memory adapter. Codes
  * are computed from the secret the enrolment answered, with the clock moved a time step between
@@ -14,6 +15,8 @@ import {
   createSessionSource,
   disableTwoFactor,
   enrollTwoFactor,
+  type ForgetTrustedBrowserTarget,
+  forgetTrustedBrowser,
   regenerateBackupCodes,
   type SecondFactor,
   signIn,
@@ -30,6 +33,8 @@ import { PASSWORD, passwordWorld } from "./password-world.js";
 
 const OWNER = "owner@example.com";
 const SESSION = "authjs.session-token";
+const TRUST = "gatehouse.two-factor-trust";
+const DAY = 86_400_000;
 const CHALLENGE = `${ORIGIN}/api/auth/two-factor/challenge`;
 
 /** An app with the password provider and two-factor sign-in under /api/auth. */
@@ -98,6 +103,26 @@ async function challenged(callbackUrl = "/account") {
   return held;
 }
 
+/** Answers the challenge this browser holds with the next code, trusting the browser. */
+async function trustThisBrowser(secret: string): Promise<void> {
+  nextStep();
+  await verifyTwoFactor({ code: await codeNow(secret) }, { redirect: false, trustBrowser: true });
+  expect(await twoFactorStatus()).not.toBeNull();
+}
+
+/**
+ * Whether a new browser holding only `trustCookie` is asked for the code after the password
+ * (it becomes the browser the client sees).
+ */
+async function asksForCode(config: AuthConfig, trustCookie: string): Promise<boolean> {
+  const browser = browserOn(config);
+  browser.jar.cookies.set(TRUST, trustCookie);
+  vi.setSystemTime(Date.now() + 1000);
+  const result = await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });
+  expect(result.ok).toBe(true);
+  return result.twoFactorRequired === true;
+}
+
 beforeEach(() => {
   configureClient({});
   vi.useFakeTimers({ toFake: ["Date"] });
@@ -125,7 +150,11 @@ describe("the whole flow", () => {
       url: `${ORIGIN}/start`,
     });
     expect("twoFactorRequired" in plain).toBe(false);
-    expect(await twoFactorStatus()).toEqual({ enabled: false, backupCodesLeft: 0 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: false,
+      backupCodesLeft: 0,
+      trustedBrowsers: [],
+    });
 
     browser.sent.length = 0;
     const enrolment = await enrollTwoFactor();
@@ -136,7 +165,11 @@ describe("the whole flow", () => {
     expect(enrolment.uri).toMatch(/^otpauth:\/\/totp\/.*secret=/);
     expect(enrolment.qrSvg).toMatch(/^<svg/);
     // Pending: not on until the first code.
-    expect(await twoFactorStatus()).toEqual({ enabled: false, backupCodesLeft: 0 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: false,
+      backupCodesLeft: 0,
+      trustedBrowsers: [],
+    });
 
     const code = await codeNow(enrolment.secret);
     browser.sent.length = 0;
@@ -148,7 +181,11 @@ describe("the whole flow", () => {
     expect(enabled.status).toBe("twoFactorEnabled");
     expect(enabled.backupCodes).toHaveLength(10);
     expect(new Set(enabled.backupCodes).size).toBe(10);
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 10 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 10,
+      trustedBrowsers: [],
+    });
 
     await signOut({ redirect: false });
     expect(await twoFactorStatus()).toBeNull();
@@ -196,7 +233,11 @@ describe("the whole flow", () => {
     expect(browser.navigations).toEqual([]);
     expect(browser.jar.cookies.get(SESSION)).toBeTruthy();
     await vi.waitFor(() => expect(source.current()?.user?.email).toBe(OWNER));
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 10 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 10,
+      trustedBrowsers: [],
+    });
     stop();
   });
 
@@ -226,7 +267,11 @@ describe("the whole flow", () => {
     await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });
     const { secret } = await enrollTwoFactor();
     await confirmTwoFactor(await codeNow(secret));
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 10 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 10,
+      trustedBrowsers: [],
+    });
     await signOut({ redirect: false });
     const held = await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });
     expect(held).toMatchObject({
@@ -249,7 +294,11 @@ describe("backup codes", () => {
     const done = await verifyTwoFactor({ backupCode }, { redirect: false });
     expect(done).toEqual({ ok: true, url: `${ORIGIN}/account` });
     expect(browser.jar.cookies.get(SESSION)).toBeTruthy();
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 9 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 9,
+      trustedBrowsers: [],
+    });
 
     await challenged();
     const again = await refusal(verifyTwoFactor({ backupCode }, { redirect: false }));
@@ -283,7 +332,11 @@ describe("backup codes", () => {
     );
     expect(old.error).toBe("WrongCode");
     await verifyTwoFactor({ backupCode: fresh.backupCodes[0]! }, { redirect: false });
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 9 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 9,
+      trustedBrowsers: [],
+    });
   });
 });
 
@@ -293,7 +346,11 @@ describe("turning it off", () => {
     const right = await codeNow(secret);
     const wrong = await refusal(disableTwoFactor({ code: wrongCode(right) }));
     expect(wrong).toMatchObject({ status: 400, error: "WrongCode" });
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 10 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 10,
+      trustedBrowsers: [],
+    });
 
     browser.sent.length = 0;
     const off = await disableTwoFactor({ code: right });
@@ -303,7 +360,11 @@ describe("turning it off", () => {
       status: "twoFactorDisabled",
       message: "Two-factor sign-in is off.",
     });
-    expect(await twoFactorStatus()).toEqual({ enabled: false, backupCodesLeft: 0 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: false,
+      backupCodesLeft: 0,
+      trustedBrowsers: [],
+    });
     const again = await refusal(disableTwoFactor({ code: right }));
     expect(again).toMatchObject({ status: 400, error: "NoTwoFactor" });
 
@@ -320,7 +381,11 @@ describe("turning it off", () => {
     expect(off.status).toBe("twoFactorDisabled");
     const posted = JSON.parse(browser.sent.at(-1)!.body) as Record<string, unknown>;
     expect(Object.keys(posted).sort()).toEqual(["backupCode", "csrfToken"]);
-    expect(await twoFactorStatus()).toEqual({ enabled: false, backupCodesLeft: 0 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: false,
+      backupCodesLeft: 0,
+      trustedBrowsers: [],
+    });
   });
 });
 
@@ -408,7 +473,11 @@ describe("refusals", () => {
     const limited = await refusal(regenerateBackupCodes(right));
     expect(limited).toMatchObject({ status: 429, error: "RateLimited" });
     expect(limited.retryAfter).toBeGreaterThan(0);
-    expect(await twoFactorStatus()).toEqual({ enabled: true, backupCodesLeft: 10 });
+    expect(await twoFactorStatus()).toEqual({
+      enabled: true,
+      backupCodesLeft: 10,
+      trustedBrowsers: [],
+    });
   });
 
   test("no error names a code, a backup code or the secret", async () => {
@@ -435,6 +504,184 @@ describe("refusals", () => {
     const seen = errors.map(textOf).join("\n");
     for (const value of [secret, right, wrongCode(right), "123456", ...backupCodes]) {
       expect(seen).not.toContain(value);
+    }
+  });
+});
+
+describe("trusted browsers", () => {
+  test("trustBrowser: true lists this browser, with its dates as ISO strings, and its next sign-in skips the challenge", async () => {
+    const { browser, secret } = await enrolled();
+    // Without trustBrowser (or with false) nothing is sent and nothing is trusted.
+    await challenged();
+    await verifyTwoFactor(
+      { code: await codeNow(secret) },
+      { redirect: false, trustBrowser: false },
+    );
+    expect(Object.keys(JSON.parse(browser.sent.at(-1)!.body) as object).sort()).toEqual([
+      "code",
+      "csrfToken",
+    ]);
+    expect(browser.jar.cookies.get(TRUST)).toBeUndefined();
+    expect((await twoFactorStatus())?.trustedBrowsers).toEqual([]);
+
+    await challenged();
+    nextStep();
+    const at = Date.now();
+    browser.sent.length = 0;
+    const done = await verifyTwoFactor(
+      { code: await codeNow(secret) },
+      { redirect: false, trustBrowser: true },
+    );
+    expect(done).toEqual({ ok: true, url: `${ORIGIN}/account` });
+    expect(requests(browser)).toEqual([
+      "GET /api/auth/csrf",
+      "POST /api/auth/two-factor/challenge",
+    ]);
+    const posted = JSON.parse(browser.sent.at(-1)!.body) as Record<string, unknown>;
+    expect(posted).toEqual({
+      code: expect.any(String),
+      trustBrowser: true,
+      csrfToken: expect.any(String),
+    });
+    const trust = browser.jar.cookies.get(TRUST);
+    expect(trust).toBeTruthy();
+
+    const status = await twoFactorStatus();
+    expect(status).toEqual({
+      enabled: true,
+      backupCodesLeft: 10,
+      trustedBrowsers: [
+        {
+          id: expect.stringMatching(/^[0-9a-f]{32}$/),
+          client: "Unknown client",
+          createdAt: new Date(at).toISOString(),
+          expiresAt: new Date(at + 30 * DAY).toISOString(),
+          current: true,
+        },
+      ],
+    });
+    expect(Object.keys(status!.trustedBrowsers[0]!).sort()).toEqual([
+      "client",
+      "createdAt",
+      "current",
+      "expiresAt",
+      "id",
+    ]);
+    expect(JSON.stringify(status)).not.toContain(trust!);
+
+    // Trusted: the password alone signs in again in this browser.
+    await signOut({ redirect: false });
+    vi.setSystemTime(Date.now() + 1000);
+    const again = await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });
+    expect(again.ok).toBe(true);
+    expect(again.twoFactorRequired).toBeUndefined();
+    expect(browser.jar.cookies.get(SESSION)).toBeTruthy();
+  });
+
+  test("forgetTrustedBrowser({ id }) forgets another browser, or this one (its cookie cleared)", async () => {
+    const { w, browser: first, secret } = await enrolled();
+    await challenged();
+    await trustThisBrowser(secret);
+    const firstTrust = first.jar.cookies.get(TRUST);
+    expect(firstTrust).toBeTruthy();
+    const [firstEntry] = (await twoFactorStatus())!.trustedBrowsers;
+    expect(firstEntry?.current).toBe(true);
+
+    // A second browser of the same user, a second later, trusted as well: it lists both, itself
+    // first.
+    vi.setSystemTime(Date.now() + 1000);
+    const second = browserOn(w.config);
+    const held = await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });
+    expect(held.twoFactorRequired).toBe(true);
+    await trustThisBrowser(secret);
+    const secondTrust = second.jar.cookies.get(TRUST);
+    const both = (await twoFactorStatus())!.trustedBrowsers;
+    expect(both.map((entry) => [entry.id === firstEntry!.id, entry.current])).toEqual([
+      [false, true],
+      [true, false],
+    ]);
+
+    second.sent.length = 0;
+    const other = await forgetTrustedBrowser({ id: firstEntry!.id });
+    expect(requests(second)).toEqual([
+      "GET /api/auth/csrf",
+      "POST /api/auth/two-factor/forget-browser",
+    ]);
+    expect(JSON.parse(second.sent.at(-1)!.body)).toEqual({
+      id: firstEntry!.id,
+      csrfToken: expect.any(String),
+    });
+    expect(other).toEqual({
+      ok: true,
+      status: "trustedBrowserForgotten",
+      message: "That browser will be asked for a code again.",
+      trustedBrowsers: [both[0]],
+    });
+    // Another browser was forgotten: this one keeps its trust cookie, and its session.
+    expect(second.jar.cookies.get(TRUST)).toBe(secondTrust);
+    expect(await twoFactorStatus()).not.toBeNull();
+
+    const own = await forgetTrustedBrowser({ id: both[0]!.id });
+    expect(own).toMatchObject({ status: "trustedBrowserForgotten", trustedBrowsers: [] });
+    expect(second.jar.cookies.get(TRUST)).toBeUndefined();
+    expect(await twoFactorStatus()).not.toBeNull();
+    await challenged();
+
+    // The first browser's cookie no longer skips the challenge either.
+    expect(await asksForCode(w.config, firstTrust!)).toBe(true);
+  });
+
+  test("forgetTrustedBrowser({ all: true }) forgets every one at once", async () => {
+    const { w, browser: first, secret } = await enrolled();
+    await challenged();
+    await trustThisBrowser(secret);
+    const firstTrust = first.jar.cookies.get(TRUST)!;
+    // The cookie is what skips the challenge: with it another jar skips it too, before the forget.
+    expect(await asksForCode(w.config, firstTrust)).toBe(false);
+
+    const second = browserOn(w.config);
+    await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });
+    await trustThisBrowser(secret);
+    expect((await twoFactorStatus())!.trustedBrowsers).toHaveLength(2);
+
+    const all = await forgetTrustedBrowser({ all: true });
+    expect(JSON.parse(second.sent.at(-1)!.body)).toEqual({
+      all: true,
+      csrfToken: expect.any(String),
+    });
+    expect(all).toEqual({
+      ok: true,
+      status: "trustedBrowsersForgotten",
+      message: "No browser skips the code any more.",
+      trustedBrowsers: [],
+    });
+    expect(second.jar.cookies.get(TRUST)).toBeUndefined();
+    expect((await twoFactorStatus())?.trustedBrowsers).toEqual([]);
+    await challenged();
+    expect(await asksForCode(w.config, firstTrust)).toBe(true);
+  });
+
+  test("refusals: InvalidTrustedBrowser (400), UnknownTrustedBrowser (404), Unauthenticated (401)", async () => {
+    const { secret } = await enrolled();
+    const invalid = await refusal(forgetTrustedBrowser({ id: "not-a-browser-id" }));
+    expect(invalid).toMatchObject({ status: 400, error: "InvalidTrustedBrowser" });
+    expect(invalid.detail).toBe("Say which browser to forget.");
+    const unknown = await refusal(forgetTrustedBrowser({ id: "0".repeat(32) }));
+    expect(unknown).toMatchObject({ status: 404, error: "UnknownTrustedBrowser" });
+    expect(unknown.detail).toBe("That browser is not trusted.");
+
+    await challenged();
+    await verifyTwoFactor({ code: await codeNow(secret) }, { redirect: false, trustBrowser: true });
+    const [entry] = (await twoFactorStatus())!.trustedBrowsers;
+    await forgetTrustedBrowser({ id: entry!.id });
+    const twice = await refusal(forgetTrustedBrowser({ id: entry!.id }));
+    expect(twice).toMatchObject({ status: 404, error: "UnknownTrustedBrowser" });
+
+    await signOut({ redirect: false });
+    for (const target of [{ id: entry!.id }, { all: true }] as const) {
+      const signedOut = await refusal(forgetTrustedBrowser(target));
+      expect(signedOut).toMatchObject({ status: 401, error: "Unauthenticated" });
+      expect(signedOut.detail).toBe("Sign in first.");
     }
   });
 });
@@ -472,5 +719,33 @@ describe("bad input", () => {
     }
     expect(browser.sent).toEqual([]);
     expect(browser.navigations).toEqual([]);
+  });
+
+  test("forgetTrustedBrowser takes { id } or { all: true }, verifyTwoFactor trustBrowser as a boolean", async () => {
+    const w = world();
+    const browser = browserOn(w.config);
+    const targets: unknown[] = [
+      undefined,
+      null,
+      "0".repeat(32),
+      {},
+      { id: "" },
+      { id: 7 },
+      { all: false },
+      { all: "true" },
+      { id: "0".repeat(32), all: true },
+    ];
+    for (const target of targets) {
+      await expect(
+        forgetTrustedBrowser(target as ForgetTrustedBrowserTarget),
+        JSON.stringify(target) ?? "undefined",
+      ).rejects.toThrow(new TypeError("forgetTrustedBrowser takes { id } or { all: true }"));
+    }
+    for (const trustBrowser of ["true", 1, null]) {
+      await expect(
+        verifyTwoFactor({ code: "123456" }, { trustBrowser: trustBrowser as unknown as boolean }),
+      ).rejects.toThrow(new TypeError("verifyTwoFactor takes trustBrowser as a boolean"));
+    }
+    expect(browser.sent).toEqual([]);
   });
 });

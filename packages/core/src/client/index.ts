@@ -2,9 +2,9 @@
  * Gatehouse in the browser, for any framework: sign in (passkeys too, with {@link withPasskeys}),
  * sign out, the session, the user's sessions (list, revoke), and password accounts (sign up,
  * reset, change the password or the address, set or remove a password), two-factor sign-in
- * (enrol, backup codes, turn it off, answer the challenge), all over `fetch` against the auth
- * route. Nothing here imports server code or Node.js modules. Framework integrations
- * (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
+ * (enrol, backup codes, turn it off, answer the challenge, trusted browsers), all over `fetch`
+ * against the auth route. Nothing here imports server code or Node.js modules. Framework
+ * integrations (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
  * @module
  */
 export type { Session, SessionInfo, User } from "../types.js";
@@ -76,8 +76,12 @@ export {
   confirmTwoFactor,
   disableTwoFactor,
   enrollTwoFactor,
+  type ForgetTrustedBrowserTarget,
+  forgetTrustedBrowser,
   regenerateBackupCodes,
   type SecondFactor,
+  type TrustedBrowser,
+  type TrustedBrowserForgotten,
   type TwoFactorDisabled,
   type TwoFactorEnabled,
   type TwoFactorEnrolment,

@@ -7,7 +7,7 @@
  * Passwords travel in the request body only: nothing here logs, keeps or reports one.
  */
 import { basePathOf } from "./base-path.js";
-import { AuthRouteError } from "./errors.js";
+import { type AuthRouteError, refusalOf } from "./errors.js";
 import { browserLocation, fetchCsrfToken, postJson, sessionChanged } from "./transport.js";
 
 /** The provider of a call that names none: `Password()`'s default id. */
@@ -155,17 +155,10 @@ async function post(
   const csrfToken = await fetchCsrfToken(base);
   const answer = await postJson(`${base}/${route}/${provider}`, { ...fields, csrfToken });
   const body = answer.body ?? {};
-  const refused = (error: string | undefined) =>
-    new AuthRouteError(what, {
-      status: answer.status,
-      error,
-      retryAfter: answer.retryAfter,
-      detail: typeof body.message === "string" ? body.message : undefined,
-    });
-  if (!answer.ok) throw refused(typeof body.error === "string" ? body.error : undefined);
+  if (!answer.ok) throw refusalOf(what, answer, body);
   if (typeof body.url === "string") {
     const error = new URL(body.url, browserLocation().href).searchParams.get("error");
-    if (error !== null) throw refused(error);
+    if (error !== null) throw refusalOf(what, answer, body, error);
   }
   return body;
 }
@@ -308,13 +301,21 @@ export async function resetPassword(
  *
  * Rejects with an {@link AuthRouteError}: `WrongPassword` (counted as a failed sign-in of the
  * account), the policy's refusals as {@link signUp}'s, `NoPassword` for an account that signs
- * in another way, `Unauthenticated` (401) when nobody is signed in, `RateLimited`.
+ * in another way, `ReauthenticationRequired` (403) for a user with two-factor sign-in on whose
+ * sign-in is older than ten minutes (send the browser to the error's `signInUrl`, which comes
+ * back to the change-password page, and try again), `Unauthenticated` (401) when nobody is
+ * signed in, `RateLimited`.
  *
  * @example
  * ```ts
- * import { changePassword } from "@gatehousejs/core/client";
+ * import { AuthRouteError, changePassword } from "@gatehousejs/core/client";
  *
- * await changePassword({ currentPassword: "my old long passphrase", newPassword: "my new long passphrase" });
+ * try {
+ *   await changePassword({ currentPassword: "my old long passphrase", newPassword: "my new long passphrase" });
+ * } catch (error) {
+ *   if (error instanceof AuthRouteError && error.signInUrl) location.assign(error.signInUrl);
+ *   else throw error;
+ * }
  * ```
  */
 export async function changePassword(
@@ -342,9 +343,10 @@ export async function changePassword(
  * with no link), so the answer tells nobody who has an account.
  *
  * Rejects with an {@link AuthRouteError}: `InvalidEmail`, `SameEmail`, `WrongPassword` (counted
- * as a failed sign-in of the account), `ReauthenticationRequired` for an account without a
- * password whose sign-in is older than ten minutes (sign in again, then ask), `Unauthenticated`
- * (401) when nobody is signed in, `RateLimited`.
+ * as a failed sign-in of the account), `ReauthenticationRequired` (403) when the sign-in is older
+ * than ten minutes for an account without a password, or for a user with two-factor sign-in on
+ * (sign in again, then ask: the error's `signInUrl`, when it has one, is the sign-in page, coming
+ * back to the change-email page), `Unauthenticated` (401) when nobody is signed in, `RateLimited`.
  *
  * @example
  * ```ts
@@ -401,7 +403,9 @@ export async function setPassword(
  *
  * Rejects with an {@link AuthRouteError}: `LastWayIn` unless the user surely keeps another way
  * in (a passkey, a proven address with an email sign-in provider, an OAuth account),
- * `WrongPassword`, `NoPassword`, `Unauthenticated` (401), `RateLimited`.
+ * `WrongPassword`, `NoPassword`, `ReauthenticationRequired` (403) for a user with two-factor
+ * sign-in on whose sign-in is older than ten minutes (the error's `signInUrl` is the sign-in
+ * page, coming back to the remove-password page), `Unauthenticated` (401), `RateLimited`.
  *
  * @example
  * ```ts

@@ -3,7 +3,7 @@
  */
 import type { SessionInfo } from "../types.js";
 import { basePathOf } from "./base-path.js";
-import { AuthRouteError, retryAfterOf } from "./errors.js";
+import { type AuthRouteError, refusalOf, retryAfterOf } from "./errors.js";
 import { fetchCsrfToken, sessionChanged } from "./transport.js";
 
 /** Options of {@link listSessions} and {@link revokeSessions}. */
@@ -28,15 +28,16 @@ export interface RevokeSessionsResult {
 }
 
 async function errorOf(response: Response, what: string): Promise<AuthRouteError> {
-  const body = (await response.json().catch(() => null)) as {
-    error?: unknown;
-    retryAfter?: unknown;
-  } | null;
-  return new AuthRouteError(what, {
-    status: response.status,
-    error: typeof body?.error === "string" ? body.error : undefined,
-    retryAfter: retryAfterOf(response, body),
-  });
+  const parsed: unknown = await response.json().catch(() => null);
+  const body =
+    typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : {};
+  return refusalOf(
+    what,
+    { status: response.status, retryAfter: retryAfterOf(response, body) },
+    body,
+  );
 }
 
 function isSessionList(body: unknown): body is { sessions: SessionInfo[] } {
@@ -96,12 +97,24 @@ function bodyOf(target: RevokeSessionsTarget): Record<string, string | true> {
  * that is not one of the user's sessions ends nothing. Session sources that follow this client
  * (`createSessionSource`) refetch when this browser's own session may have ended.
  *
+ * Rejects with an {@link AuthRouteError}: `Unauthenticated` (401) when nobody is signed in,
+ * `BadRequest` for a target the route does not take, `SessionStoreUnavailable` (503, with
+ * `retryAfter`) while the store is down, and, for `{ others: true }` and
+ * `{ all: true }` of a user with two-factor sign-in on whose sign-in is older than ten minutes,
+ * `ReauthenticationRequired` (403) with `signInUrl`: the sign-in page, coming back to the site's
+ * root (send the browser there, then ask again). Ending one session by its `id` never needs it.
+ *
  * @example
  * ```ts
- * import { revokeSessions } from "@gatehousejs/core/client";
+ * import { AuthRouteError, revokeSessions } from "@gatehousejs/core/client";
  *
- * const { revoked } = await revokeSessions({ others: true });
- * console.log(`Signed out of ${revoked} other sessions`);
+ * try {
+ *   const { revoked } = await revokeSessions({ others: true });
+ *   console.log(`Signed out of ${revoked} other sessions`);
+ * } catch (error) {
+ *   if (error instanceof AuthRouteError && error.signInUrl) location.assign(error.signInUrl);
+ *   else throw error;
+ * }
  * ```
  */
 export async function revokeSessions(

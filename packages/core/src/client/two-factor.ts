@@ -1,14 +1,15 @@
 /**
  * Two-factor sign-in from the app's own pages (docs/two-factor.md): whether it is on, enrolment
- * (a secret to scan, then a first code that turns it on), new backup codes, turning it off, and
- * the challenge that finishes a sign-in held for the second factor. Each POST fetches the CSRF
+ * (a secret to scan, then a first code that turns it on), new backup codes, turning it off, the
+ * challenge that finishes a sign-in held for the second factor, and the trusted browsers that
+ * skip it. Each POST fetches the CSRF
  * token, posts JSON to `<basePath>/two-factor/<route>` and turns a refusal into an
  * {@link AuthRouteError} with the route's stable `error` and what it tells the user (`detail`).
  * Codes, backup codes and the secret travel in request and answer bodies only: nothing here logs,
  * keeps or reports one.
  */
 import { basePathOf } from "./base-path.js";
-import { AuthRouteError } from "./errors.js";
+import { type AuthRouteError, refusalOf, retryAfterOf } from "./errors.js";
 import {
   browserLocation,
   fetchCsrfToken,
@@ -30,6 +31,32 @@ export interface VerifyTwoFactorOptions extends TwoFactorRouteOptions {
    * Default `true`: navigate there (the `callbackUrl` of the sign-in the challenge finishes).
    */
   redirect?: boolean;
+  /**
+   * `true`: with the right code, trust this browser ("don't ask again on this browser for 30
+   * days"): its later sign-ins of this user skip the challenge until it is forgotten
+   * ({@link forgetTrustedBrowser}), the 30 days end, two-factor sign-in is turned off, or the
+   * password is reset, changed or removed. Default `false`. Offer it only on the user's own
+   * device.
+   */
+  trustBrowser?: boolean;
+}
+
+/**
+ * A browser the user trusted at the challenge, as {@link twoFactorStatus} lists it: no address,
+ * no cookie. The dates are ISO 8601 strings in UTC, as the server sends them
+ * (`"2026-11-26T21:15:57.000Z"`): `new Date(createdAt)` reads one.
+ */
+export interface TrustedBrowser {
+  /** Its id in the user's list: what {@link forgetTrustedBrowser} takes. */
+  id: string;
+  /** A short description from its User-Agent ("Firefox on Linux"), or `"Unknown client"`. */
+  client: string;
+  /** When it was trusted, as an ISO 8601 string in UTC. */
+  createdAt: string;
+  /** When the trust ends by itself (30 days after), as an ISO 8601 string in UTC. */
+  expiresAt: string;
+  /** Whether it is the browser asking. */
+  current: boolean;
 }
 
 /** What {@link twoFactorStatus} resolves to for a signed-in user. */
@@ -38,6 +65,26 @@ export interface TwoFactorStatus {
   enabled: boolean;
   /** How many unused backup codes the user has (0 while it is off). */
   backupCodesLeft: number;
+  /** The user's unexpired trusted browsers, newest first (none while it is off). */
+  trustedBrowsers: TrustedBrowser[];
+}
+
+/** Which trusted browsers {@link forgetTrustedBrowser} forgets. */
+export type ForgetTrustedBrowserTarget =
+  /** One, by the `id` {@link twoFactorStatus} listed. */
+  | { id: string; all?: undefined }
+  /** Every one, listed or not: no trust cookie made before works any more. */
+  | { all: true; id?: undefined };
+
+/** What {@link forgetTrustedBrowser} resolves to. */
+export interface TrustedBrowserForgotten {
+  ok: true;
+  /** `trustedBrowserForgotten` for one, `trustedBrowsersForgotten` for all. */
+  status: "trustedBrowserForgotten" | "trustedBrowsersForgotten";
+  /** What to tell the user, written by the server. */
+  message: string;
+  /** The trusted browsers left, as {@link twoFactorStatus} lists them. */
+  trustedBrowsers: TrustedBrowser[];
 }
 
 /**
@@ -89,6 +136,27 @@ export interface TwoFactorVerified {
   url: string;
 }
 
+/** The trusted browsers of an answer, when `value` is such a list; else `undefined`. */
+function trustedBrowsersOf(value: unknown): TrustedBrowser[] | undefined {
+  if (!Array.isArray(value)) return undefined;
+  const list: TrustedBrowser[] = [];
+  for (const item of value as unknown[]) {
+    if (typeof item !== "object" || item === null) return undefined;
+    const { id, client, createdAt, expiresAt, current } = item as Record<string, unknown>;
+    if (
+      typeof id !== "string" ||
+      typeof client !== "string" ||
+      typeof createdAt !== "string" ||
+      typeof expiresAt !== "string" ||
+      typeof current !== "boolean"
+    ) {
+      return undefined;
+    }
+    list.push({ id, client, createdAt, expiresAt, current });
+  }
+  return list;
+}
+
 /** Refuses, before any request, a code that is not a string (never naming what was given). */
 function requireCode(call: string, code: unknown): string {
   if (typeof code !== "string") throw new TypeError(`${call} takes the code as a string`);
@@ -120,17 +188,10 @@ async function post(
   const csrfToken = await fetchCsrfToken(base);
   const answer = await postJson(`${base}/two-factor/${route}`, { ...fields, csrfToken });
   const body = answer.body ?? {};
-  const refused = (error: string | undefined) =>
-    new AuthRouteError(what, {
-      status: answer.status,
-      error,
-      retryAfter: answer.retryAfter,
-      detail: typeof body.message === "string" ? body.message : undefined,
-    });
-  if (!answer.ok) throw refused(typeof body.error === "string" ? body.error : undefined);
+  if (!answer.ok) throw refusalOf(what, answer, body);
   if (typeof body.url === "string") {
     const error = new URL(body.url, browserLocation().href).searchParams.get("error");
-    if (error !== null) throw refused(error);
+    if (error !== null) throw refusalOf(what, answer, body, error);
   }
   return body;
 }
@@ -153,8 +214,9 @@ function codesOf<Status extends string>(
 }
 
 /**
- * Whether the signed-in user has two-factor sign-in on, and how many backup codes are left
- * (`GET <basePath>/two-factor`); `null` when nobody is signed in.
+ * Whether the signed-in user has two-factor sign-in on, how many backup codes are left and
+ * which browsers skip the challenge (`GET <basePath>/two-factor`); `null` when nobody is signed
+ * in. The trusted browsers' dates are ISO 8601 strings, as the server sends them.
  *
  * @example
  * ```ts
@@ -162,6 +224,9 @@ function codesOf<Status extends string>(
  *
  * const status = await twoFactorStatus();
  * if (status?.enabled && status.backupCodesLeft < 3) console.log("Make new backup codes");
+ * for (const browser of status?.trustedBrowsers ?? []) {
+ *   console.log(browser.client, "trusted until", new Date(browser.expiresAt).toLocaleDateString());
+ * }
  * ```
  */
 export async function twoFactorStatus(
@@ -178,18 +243,19 @@ export async function twoFactorStatus(
   >;
   if (response.status === 401) return null;
   if (!response.ok) {
-    throw new AuthRouteError("for the two-factor status", {
-      status: response.status,
-      error: typeof body.error === "string" ? body.error : undefined,
-      retryAfter: undefined,
-      detail: typeof body.message === "string" ? body.message : undefined,
-    });
+    const answer = { status: response.status, retryAfter: retryAfterOf(response, body) };
+    throw refusalOf("for the two-factor status", answer, body);
   }
   const { enabled, backupCodesLeft } = body;
-  if (typeof enabled !== "boolean" || typeof backupCodesLeft !== "number") {
+  const trustedBrowsers = trustedBrowsersOf(body.trustedBrowsers);
+  if (
+    typeof enabled !== "boolean" ||
+    typeof backupCodesLeft !== "number" ||
+    trustedBrowsers === undefined
+  ) {
     throw new Error("The auth route's two-factor status is not one the client knows");
   }
-  return { enabled, backupCodesLeft };
+  return { enabled, backupCodesLeft, trustedBrowsers };
 }
 
 /**
@@ -312,10 +378,13 @@ export async function disableTwoFactor(
  * holds the challenge, and a code from the app or a backup code (each works once) issues the
  * session. By default the browser then goes where the sign-in was headed; with
  * `redirect: false` it stays, session sources (`createSessionSource`) refetch, and the promise
- * resolves with that URL.
+ * resolves with that URL. With `trustBrowser: true` the right code also trusts this browser for
+ * 30 days: its next sign-ins of this user skip the challenge (listed by {@link twoFactorStatus},
+ * ended by {@link forgetTrustedBrowser}).
  *
  * Rejects with a `TypeError`, before any request, unless given `{ code }` or `{ backupCode }` as
- * a string; with an {@link AuthRouteError}: `WrongCode` (try again: a challenge takes five),
+ * a string (and `trustBrowser`, when given, as a boolean); with an {@link AuthRouteError}:
+ * `WrongCode` (try again: a challenge takes five),
  * `TwoFactorChallengeExpired` (too slow, too many wrong codes, or another browser's challenge:
  * sign in again), `RateLimited` (with `retryAfter`).
  *
@@ -327,6 +396,8 @@ export async function disableTwoFactor(
  * if (result.twoFactorRequired) {
  *   // Ask for the code on your own page, then:
  *   await verifyTwoFactor({ code: "123456" }); // or { backupCode }
+ *   // With "Don't ask again on this browser" ticked:
+ *   // await verifyTwoFactor({ code: "123456" }, { trustBrowser: true });
  * }
  * ```
  */
@@ -342,8 +413,12 @@ export async function verifyTwoFactor(
   proof: SecondFactor,
   options: VerifyTwoFactorOptions = {},
 ): Promise<TwoFactorVerified | undefined> {
-  const fields = secondFactorOf("verifyTwoFactor", proof);
-  const { redirect = true } = options;
+  const fields: Record<string, unknown> = secondFactorOf("verifyTwoFactor", proof);
+  const { redirect = true, trustBrowser } = options;
+  if (trustBrowser !== undefined && typeof trustBrowser !== "boolean") {
+    throw new TypeError("verifyTwoFactor takes trustBrowser as a boolean");
+  }
+  if (trustBrowser) fields.trustBrowser = true;
   const body = await post("challenge", "to the two-factor challenge", options, fields);
   if (typeof body.url !== "string") {
     throw new Error("The auth route's answer to the two-factor challenge has no url");
@@ -354,4 +429,51 @@ export async function verifyTwoFactor(
   }
   sessionChanged();
   return { ok: true, url: body.url };
+}
+
+/** `{ id }` or `{ all: true }`; anything else is refused before any request. */
+function forgetTargetOf(target: unknown): { id: string } | { all: true } {
+  if (typeof target === "object" && target !== null) {
+    const { id, all } = target as { id?: unknown; all?: unknown };
+    if (typeof id === "string" && id !== "" && all === undefined) return { id };
+    if (all === true && id === undefined) return { all: true };
+  }
+  throw new TypeError("forgetTrustedBrowser takes { id } or { all: true }");
+}
+
+/**
+ * Forgets a trusted browser of the signed-in user (`POST <basePath>/two-factor/forget-browser`):
+ * one by the `id` {@link twoFactorStatus} listed, or every one (`{ all: true }`). A forgotten
+ * browser is asked for a code at its next sign-in; forgetting this browser also clears its trust
+ * cookie. The session is not touched. Resolves with the trusted browsers left.
+ *
+ * Rejects with a `TypeError`, before any request, unless given `{ id }` (a non-empty string) or
+ * `{ all: true }`; with an {@link AuthRouteError}: `InvalidTrustedBrowser` (400, an id that is
+ * not one), `UnknownTrustedBrowser` (404, not one of the user's trusted browsers, or forgotten
+ * already), `Unauthenticated` (401) when nobody is signed in.
+ *
+ * @example
+ * ```ts
+ * import { forgetTrustedBrowser, twoFactorStatus } from "@gatehousejs/core/client";
+ *
+ * const status = await twoFactorStatus();
+ * const other = status?.trustedBrowsers.find((browser) => !browser.current);
+ * if (other) await forgetTrustedBrowser({ id: other.id });
+ * // Or every one of them: await forgetTrustedBrowser({ all: true });
+ * ```
+ */
+export async function forgetTrustedBrowser(
+  target: ForgetTrustedBrowserTarget,
+  options: TwoFactorRouteOptions = {},
+): Promise<TrustedBrowserForgotten> {
+  const fields = forgetTargetOf(target);
+  const what = "to forgetting a trusted browser";
+  const body = await post("forget-browser", what, options, fields);
+  const { status, message } = body;
+  const trustedBrowsers = trustedBrowsersOf(body.trustedBrowsers);
+  const expected = "all" in fields ? "trustedBrowsersForgotten" : "trustedBrowserForgotten";
+  if (status !== expected || typeof message !== "string" || trustedBrowsers === undefined) {
+    throw new Error(`The auth route's answer ${what} is not one the client knows`);
+  }
+  return { ok: true, status: expected, message, trustedBrowsers };
 }

@@ -3,7 +3,7 @@
  * signals, a passkey for the signed-in user, the user's sessions (list, revoke), and password
  * accounts (sign up, reset, change the password or the address, set or
  * remove a password), and two-factor sign-in (enrol, backup codes, turn it off, answer the
- * challenge). Everything but the signals is `@gatehousejs/core/client`'s,
+ * challenge, trusted browsers). Everything but the signals is `@gatehousejs/core/client`'s,
  * re-exported. Nothing here imports server code.
  * @module
  */
@@ -22,6 +22,8 @@ export {
   disableTwoFactor,
   type EmailChangeRequested,
   enrollTwoFactor,
+  type ForgetTrustedBrowserTarget,
+  forgetTrustedBrowser,
   listSessions,
   type PasskeyAction,
   type PasskeyOptions,
@@ -60,6 +62,8 @@ export {
   setPassword,
   signOut,
   signUp,
+  type TrustedBrowser,
+  type TrustedBrowserForgotten,
   type TwoFactorDisabled,
   type TwoFactorEnabled,
   type TwoFactorEnrolment,
