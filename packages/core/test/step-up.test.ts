@@ -192,6 +192,19 @@ describe("the built-in sensitive actions of a user with two-factor sign-in", () 
     expect(changed.status).toBe(200);
   });
 
+  test("a fetch caller that names its page comes back to it after signing in again", async () => {
+    const { post } = await twoFactorUser();
+    vi.setSystemTime(new Date("2026-11-26T10:11:00Z"));
+    const answer = await post("change-password/password", {
+      currentPassword: "correct horse battery staple",
+      password: "a different passphrase entirely",
+      callbackUrl: "/settings/security",
+    });
+    expect(answer.status).toBe(403);
+    const { signInUrl } = (await answer.json()) as { signInUrl: string };
+    expect(new URL(signInUrl).searchParams.get("callbackUrl")).toBe(`${ORIGIN}/settings/security`);
+  });
+
   test("a browser form is taken to the sign-in page, coming back to the action's page", async () => {
     const { w, jar } = await twoFactorUser();
     vi.setSystemTime(new Date("2026-11-26T10:11:00Z"));

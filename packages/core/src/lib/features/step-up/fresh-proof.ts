@@ -28,11 +28,20 @@ export async function hasFreshProof(ctx: Context, ref: SessionRef): Promise<bool
 
 /**
  * The refusal of an action without a fresh proof: JSON 403 with the sign-in page's URL, or, for a
- * browser's form, the sign-in page itself, which comes back to `back` (the action's page).
+ * browser's form, the sign-in page itself, which comes back to `back` (the action's page), or, for
+ * a JSON request that gave a `callbackUrl`, to that page.
  */
-export function reauthenticate(ctx: Context, json: boolean, back: string): ResponseInternal {
+export async function reauthenticate(
+  ctx: Context,
+  json: boolean,
+  back: string,
+): Promise<ResponseInternal> {
   const page = ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`;
-  const signInUrl = pageUrl(ctx, page, { callbackUrl: back });
+  // A `fetch` caller that named its own page (`callbackUrl`, checked by the redirect callback)
+  // comes back there; otherwise the action's own page.
+  const asked = ctx.req.body?.callbackUrl ?? ctx.req.query.callbackUrl;
+  const target = json && typeof asked === "string" && asked !== "" ? await ctx.callbackUrl() : back;
+  const signInUrl = pageUrl(ctx, page, { callbackUrl: target });
   const logged = new Error("A sensitive action needs a fresh sign-in");
   logged.name = "ReauthenticationRequired";
   ctx.config.logger.warn("client-error", logged);
