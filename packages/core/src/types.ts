@@ -33,6 +33,7 @@ export type {
   SessionInfo,
 } from "./lib/features/sessions/options.js";
 export type {} from "./lib/features/sessions/types.js";
+export type {} from "./lib/features/step-up/types.js";
 export type {} from "./lib/features/two-factor/errors.js";
 export type { TwoFactorOptions } from "./lib/features/two-factor/options.js";
 export type {} from "./lib/features/two-factor/types.js";

@@ -82,6 +82,7 @@ const today = {
     "backupCodeUsed",
     "backupCodesRegenerated",
     "twoFactorReset",
+    "stepUpRequired",
     "trustedBrowserAdded",
   ],
   WarningCode: [

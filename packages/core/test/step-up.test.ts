@@ -178,6 +178,14 @@ describe("the built-in sensitive actions of a user with two-factor sign-in", () 
       expect(body.error).toBe("ReauthenticationRequired");
       expect(new URL(body.signInUrl).pathname).toBe("/auth/signin");
     }
+    const user = (await w.adapter.getUserByEmail("owner@example.com"))!;
+    const logged = await w.securityLog.list(user.id, { limit: 50 });
+    expect(
+      logged
+        .filter((e) => e.type === "stepUpRequired")
+        .map((e) => e.reason)
+        .sort(),
+    ).toEqual(["change-email", "change-password", "remove-password", "sessions/revoke"]);
     // Nothing changed: the old password still works (after its second factor).
     expect((await w.signIn(new Jar(), "owner@example.com")).headers.get("location")).toContain(
       "/auth/two-factor/challenge",

@@ -6,7 +6,7 @@
  * challenge, opens nothing; wrong codes end the challenge and are counted before they are checked;
  * backup codes work once; turning it off needs a code.
  */
-import { resetTwoFactor } from "@gatehousejs/core";
+import { getSession, resetTwoFactor } from "@gatehousejs/core";
 import Passkey from "@gatehousejs/core/providers/passkey";
 import { describe, expect, test } from "vitest";
 import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
@@ -206,6 +206,8 @@ describe("signing in with a second factor", () => {
     await w.enrolled();
     const { jar } = await w.challenged();
     expect(await w.signedInAs(jar)).toBeNull();
+    const request = new Request(`${ORIGIN}/`, { headers: { cookie: jar.header() } });
+    expect(await getSession(request, w.config)).toBeNull();
     const update = await send(w.config, jar, "/auth/session", {
       json: { csrfToken: await csrfToken(w.config, jar), data: {} },
     });

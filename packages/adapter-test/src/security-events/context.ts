@@ -24,6 +24,7 @@ const methodTypes = {
   backupCodeUsed: true,
   backupCodesRegenerated: true,
   twoFactorReset: true,
+  stepUpRequired: true,
   trustedBrowserAdded: true,
 } as const;
 const typeSet: Record<SecurityEventType, true> = {

@@ -112,7 +112,10 @@ export async function changePassword(
   if (!found) return signInFirst(ctx, provider, json);
   const { ref, user } = found;
   if (!(await hasFreshProof(ctx, ref))) {
-    return reauthenticate(ctx, json, routeUrl(ctx, CHANGE_ROUTE, provider));
+    return reauthenticate(ctx, json, routeUrl(ctx, CHANGE_ROUTE, provider), {
+      userId: user.id,
+      action: CHANGE_ROUTE,
+    });
   }
   const refuse = (error: string, message: string, invalid?: PageState["invalid"]) => {
     if (json) return refusalJson(ctx, error, message);

@@ -139,7 +139,10 @@ async function requestChange(ctx: Context, provider: PasswordConfig): Promise<Re
   if (!found) return signInFirst(ctx, provider, CHANGE_EMAIL_ROUTE, json);
   const { ref, user } = found;
   if (!(await hasFreshProof(ctx, ref))) {
-    return reauthenticate(ctx, json, routeUrl(ctx, CHANGE_EMAIL_ROUTE, provider));
+    return reauthenticate(ctx, json, routeUrl(ctx, CHANGE_EMAIL_ROUTE, provider), {
+      userId: user.id,
+      action: CHANGE_EMAIL_ROUTE,
+    });
   }
   const typed = text(ctx.req.body?.email) ?? "";
   const refuse = (error: string, message: string, invalid?: "email" | "current") => {

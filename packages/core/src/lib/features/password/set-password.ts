@@ -167,7 +167,10 @@ export async function removePassword(
   if (!("user" in found && "ref" in found)) return found;
   const { ref, user } = found;
   if (!(await hasFreshProof(ctx, ref))) {
-    return reauthenticate(ctx, wantsJson(ctx), routeUrl(ctx, REMOVE_ROUTE, provider));
+    return reauthenticate(ctx, wantsJson(ctx), routeUrl(ctx, REMOVE_ROUTE, provider), {
+      userId: user.id,
+      action: REMOVE_ROUTE,
+    });
   }
   const refuse = refusal(ctx, provider, REMOVE_ROUTE, user);
   const stored = await usablePassword(ctx, provider, user);

@@ -160,7 +160,10 @@ export async function revokeSessionsAction(ctx: Context): Promise<ResponseIntern
     // Ending every other session is sensitive: for a user whose account needs it (two-factor),
     // only with a fresh sign-in, or a stolen session could sign the owner out everywhere.
     if (!("id" in asked) && !(await hasFreshProof(ctx, ref))) {
-      return reauthenticate(ctx, true, ctx.origin);
+      return reauthenticate(ctx, true, ctx.origin, {
+        userId: ref.userId,
+        action: "sessions/revoke",
+      });
     }
     // Not retried as a whole (a revocation may re-issue this browser's cookie), but bounded.
     const revoked = await deadline.race("the revocation", revoke(ctx, ref, asked, deadline));

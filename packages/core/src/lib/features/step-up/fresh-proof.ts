@@ -5,13 +5,22 @@
  * from a sign-in within {@link FRESH_PROOF_MAX_AGE} seconds, so that a session cookie stolen
  * after the sign-in cannot change what protects the account. Proving it again is signing in
  * again (which asks the second factor again): the refusal, `ReauthenticationRequired` (403),
- * names the sign-in page, coming back to the action's page.
+ * names the sign-in page, coming back to the action's page. The security log records it
+ * (`stepUpRequired`, the action as its reason).
  */
 import type { Context } from "../../context.js";
 import { partsOf } from "../../feature.js";
 import { jsonResult, noStore, pageUrl, redirectResult } from "../../response.js";
 import type { SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
+import { recordSecurityEvent } from "../security-log/log.js";
+import type { SecurityEventType } from "../security-log/options.js";
+
+/**
+ * The security-log event of a sensitive action sent to sign in again (./types.ts adds it to the
+ * open list; this folder is also compiled where that is not in the program).
+ */
+const STEP_UP_EVENT = "stepUpRequired" as string as SecurityEventType;
 
 /** How recent the sign-in behind a sensitive action must be, in seconds. */
 export const FRESH_PROOF_MAX_AGE = 10 * 60;
@@ -35,6 +44,7 @@ export async function reauthenticate(
   ctx: Context,
   json: boolean,
   back: string,
+  refused: { userId: string; action: string },
 ): Promise<ResponseInternal> {
   const page = ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`;
   // A `fetch` caller that named its own page (`callbackUrl`, checked by the redirect callback)
@@ -42,6 +52,11 @@ export async function reauthenticate(
   const asked = ctx.req.body?.callbackUrl ?? ctx.req.query.callbackUrl;
   const target = json && typeof asked === "string" && asked !== "" ? await ctx.callbackUrl() : back;
   const signInUrl = pageUrl(ctx, page, { callbackUrl: target });
+  await recordSecurityEvent(ctx, {
+    userId: refused.userId,
+    type: STEP_UP_EVENT,
+    reason: refused.action,
+  });
   const logged = new Error("A sensitive action needs a fresh sign-in");
   logged.name = "ReauthenticationRequired";
   ctx.config.logger.warn("client-error", logged);
