@@ -382,3 +382,23 @@ describe("a passkey instead of a code", () => {
     expect(page).not.toContain("Use a passkey");
   });
 });
+
+test("a stolen session cannot guess its way to turning two-factor off, even with the client address unknown", async () => {
+  const w = world();
+  const { jar, secret } = await w.enrolled();
+  const right = await w.code(secret, 1);
+  const wrong = right === "123456" ? "654321" : "123456";
+  const answers = await Promise.all(
+    Array.from({ length: 20 }, () => w.post(jar, "two-factor/disable", { code: wrong })),
+  );
+  const statuses = answers.map((r) => r.status);
+  // One try (the enrolment's confirm) was counted already: 14 more are checked, the rest refused.
+  expect(statuses.filter((s) => s === 400)).toHaveLength(14);
+  expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+  // Past the limit even the right code is not checked.
+  expect((await w.post(jar, "two-factor/disable", { code: right })).status).toBe(429);
+  const status = await send(w.config, jar, "/auth/two-factor", {
+    headers: { accept: "application/json" },
+  });
+  expect(await status.json()).toMatchObject({ enabled: true });
+});

@@ -26,7 +26,7 @@ import { recordSecurityEvent } from "../security-log/log.js";
 import { logRefusal, optionsOf, refusalJson, routeUrl, settingsUrl, wantsJson } from "./answer.js";
 import { generateBackupCodes, hashBackupCode } from "./backup-codes.js";
 import { BACKUP_CODES_EVENT, DISABLED_EVENT, ENABLED_EVENT } from "./events.js";
-import { countUserTry } from "./limits.js";
+import { countAccountTry, countUserTry } from "./limits.js";
 import { renderBackupCodesPage, renderEnrolPage, renderSettingsPage } from "./pages.js";
 import { openTotpSecret, type ProofOutcome, proveSecondFactor } from "./prove.js";
 import { qrSvg } from "./qr.js";
@@ -110,8 +110,12 @@ async function refuse(
 
 /** Counts the try of a code (before it is checked); throws `RateLimited` past the limit. */
 async function countTry(ctx: Context, user: AdapterUser): Promise<void> {
-  const wait = await countUserTry(ctx, user.id, optionsOf(ctx).maxAttempts);
-  if (wait > 0) throw new RateLimited("Too many two-factor codes from one client", wait);
+  const max = optionsOf(ctx).maxAttempts;
+  const wait = Math.max(
+    await countUserTry(ctx, user.id, max),
+    await countAccountTry(ctx, user.id, max),
+  );
+  if (wait > 0) throw new RateLimited("Too many two-factor codes", wait);
 }
 
 /** The refusal of a proof that failed. */

@@ -7,7 +7,11 @@
  * - per user and client address: 3 × `maxAttempts` in 15 minutes, over every challenge and
  *   account route. Not per user alone: someone who knows the password, trying codes from their
  *   own network, must not lock the user out of theirs; and not at all where the client address is
- *   unknown (no `trustedProxies` behind a proxy), where every client would share one count.
+ *   unknown (no `trustedProxies` behind a proxy), where every client would share one count;
+ * - per user, on the signed-in routes that take a code (confirm, disable, new backup codes):
+ *   3 × `maxAttempts` in 15 minutes whatever the address, so that a stolen session cannot guess
+ *   its way to turning two-factor off. The most it can do is keep the owner from managing two-factor
+ *   for those minutes; signing in is not counted there.
  *
  * A store that fails counts the try as over the limit: a code is refused rather than checked
  * without a count.
@@ -50,6 +54,17 @@ export async function countUserTry(ctx: Context, userId: string, max: number): P
   const ip = found instanceof Promise ? await found : found;
   if (!ip) return 0;
   const counted = await count(ctx, "twoFactor.user", [userId, bucketOf(ip)], USER_WINDOW_MS);
+  if (counted === null) return USER_WINDOW_MS / 1000;
+  if (counted.count <= max * 3) return 0;
+  return Math.max(1, Math.ceil((counted.resetAt - Date.now()) / 1000));
+}
+
+/**
+ * Counts one try of a code on a signed-in route (confirm, disable, new backup codes), per user
+ * whatever the address: the seconds to wait when it is past the limit, else 0.
+ */
+export async function countAccountTry(ctx: Context, userId: string, max: number): Promise<number> {
+  const counted = await count(ctx, "twoFactor.account", [userId], USER_WINDOW_MS);
   if (counted === null) return USER_WINDOW_MS / 1000;
   if (counted.count <= max * 3) return 0;
   return Math.max(1, Math.ceil((counted.resetAt - Date.now()) / 1000));
