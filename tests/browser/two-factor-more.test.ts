@@ -284,6 +284,34 @@ describe.skipIf(!chromiumPath)(
       await signOut(page);
       await signInWithPassword(page, user);
       await expectChallenge(page);
+
+      // Trusted once more (another backup code); "Your sessions" lists it and forgets it too.
+      await page.fill("#two-factor-backup-code", user.backupCodes[1] as string);
+      await page.check("#two-factor-trust-backup");
+      await Promise.all([
+        page.waitForURL(home()),
+        page.click('button:has-text("Use the backup code")'),
+      ]);
+      await expectSignedInAs(page, user.email);
+      await tour.click(page, "nav-sessions");
+      await page.waitForURL(`${app.url}/sessions`);
+      const listed = page.getByTestId("trusted-browser-row");
+      await expect.poll(() => listed.count()).toBe(1);
+      expect(await listed.getByTestId("trusted-browser-current").count()).toBe(1);
+      expect(await listed.getByTestId("trusted-browser-details").textContent()).toMatch(
+        /^Trusted since .+, until .+/,
+      );
+      await tour.click(page, "trusted-browser-forget");
+      await expect
+        .poll(() => page.getByTestId("trusted-browsers-message").textContent())
+        .toBe("That browser will be asked for a code again.");
+      await expect.poll(() => listed.count()).toBe(0);
+      expect(await page.getByTestId("trusted-browsers-none").count()).toBe(1);
+      await tour.click(page, "nav-home");
+      await page.waitForURL(home());
+      await signOut(page);
+      await signInWithPassword(page, user);
+      await expectChallenge(page);
     });
 
     test("changing the password after ten minutes asks to sign in again, with the code; then it is changed", async () => {

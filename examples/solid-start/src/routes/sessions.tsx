@@ -1,5 +1,11 @@
-import type { SessionInfo } from "@gatehousejs/solid-start/client";
-import { listSessions, revokeSessions } from "@gatehousejs/solid-start/client";
+import type { SessionInfo, TwoFactorStatus } from "@gatehousejs/solid-start/client";
+import {
+  AuthRouteError,
+  forgetTrustedBrowser,
+  listSessions,
+  revokeSessions,
+  twoFactorStatus,
+} from "@gatehousejs/solid-start/client";
 import { createAsync } from "@solidjs/router";
 import { createSignal, For, Match, onMount, Show, Switch } from "solid-js";
 import SignInLink from "~/components/SignInLink";
@@ -15,12 +21,17 @@ function seenSince(session: SessionInfo): boolean {
 /**
  * "Your sessions": every browser signed in to this account (`listSessions()` is
  * `GET /api/auth/sessions`), this one marked; end one, or all the others (`revokeSessions()` is
- * `POST /api/auth/sessions/revoke`). Read in the browser, so that the list is always fresh.
+ * `POST /api/auth/sessions/revoke`). With two-factor sign-in on, the browsers that skip the code
+ * (`twoFactorStatus()` is `GET /api/auth/two-factor`), each with "Forget"
+ * (`forgetTrustedBrowser()` is `POST /api/auth/two-factor/forget-browser`). Read in the browser,
+ * so that the lists are always fresh.
  */
 export default function Sessions() {
   const [sessions, setSessions] = createSignal<SessionInfo[] | null | undefined>(undefined);
   const [message, setMessage] = createSignal("");
   const [busy, setBusy] = createSignal(false);
+  const [twoFactor, setTwoFactor] = createSignal<TwoFactorStatus | null>(null);
+  const [trustMessage, setTrustMessage] = createSignal("");
   const names = createAsync(() => providerNamesQuery());
   const methodOf = (session: SessionInfo) =>
     session.provider ? (names()?.[session.provider] ?? session.provider) : null;
@@ -51,7 +62,38 @@ export default function Sessions() {
     }
   }
 
-  onMount(reload);
+  async function reloadTrusted() {
+    try {
+      setTwoFactor(await twoFactorStatus());
+    } catch (error) {
+      // The trusted browsers' section is hidden without a status: say it on the page's line.
+      setMessage(
+        error instanceof AuthRouteError
+          ? (error.detail ?? "The trusted browsers could not be read. Try again.")
+          : "The trusted browsers could not be read. Try again.",
+      );
+    }
+  }
+
+  async function forget(id: string) {
+    setBusy(true);
+    try {
+      const { message, trustedBrowsers } = await forgetTrustedBrowser({ id });
+      setTrustMessage(message);
+      setTwoFactor((status) => status && { ...status, trustedBrowsers });
+    } catch (error) {
+      setTrustMessage(
+        error instanceof AuthRouteError
+          ? (error.detail ?? "The browser was not forgotten.")
+          : "The browser could not be forgotten. Reload the page and try again.",
+      );
+      await reloadTrusted();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  onMount(() => Promise.all([reload(), reloadTrusted()]));
 
   return (
     <section class="card">
@@ -138,6 +180,66 @@ export default function Sessions() {
               >
                 Sign out everywhere else
               </button>
+              <Show when={twoFactor()?.enabled && twoFactor()}>
+                {(status) => (
+                  <section data-testid="trusted-browsers">
+                    <h2>Trusted browsers</h2>
+                    <p class="muted">
+                      Browsers that skip the two-factor code at sign-in. Forget one to be asked for
+                      a code there again.
+                    </p>
+                    <Show
+                      when={status().trustedBrowsers.length > 0}
+                      fallback={
+                        <p class="muted" data-testid="trusted-browsers-none">
+                          No browser skips the code.
+                        </p>
+                      }
+                    >
+                      <ul class="sessions" data-testid="trusted-browsers-list">
+                        <For each={status().trustedBrowsers}>
+                          {(trusted) => (
+                            <li
+                              class="row"
+                              data-testid="trusted-browser-row"
+                              data-trusted-browser-id={trusted.id}
+                            >
+                              <div class="details">
+                                <strong data-testid="trusted-browser-client">
+                                  {trusted.client}
+                                </strong>
+                                <Show when={trusted.current}>
+                                  {" "}
+                                  <span class="tag" data-testid="trusted-browser-current">
+                                    this browser
+                                  </span>
+                                </Show>
+                                <br />
+                                <span class="muted" data-testid="trusted-browser-details">
+                                  Trusted since <When at={trusted.createdAt} />, until{" "}
+                                  <When at={trusted.expiresAt} />
+                                </span>
+                              </div>
+                              <button
+                                type="button"
+                                class="secondary"
+                                disabled={busy()}
+                                data-testid="trusted-browser-forget"
+                                onClick={() => forget(trusted.id)}
+                              >
+                                Forget
+                              </button>
+                            </li>
+                          )}
+                        </For>
+                      </ul>
+                    </Show>
+                    <p class="muted" data-testid="trusted-browsers-message">
+                      {trustMessage()}
+                    </p>
+                  </section>
+                )}
+              </Show>
             </>
           )}
         </Match>
