@@ -11,14 +11,15 @@
  * counted alone, a burst would get twice the checks. PGlite counts in a PostgreSQL rate-limit store
  * of its own; memory and SQLite in the default memory store.
  */
+
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
-import { resetTwoFactor } from "@gatehousejs/core";
 import type { AdapterAccount } from "@gatehousejs/core/adapters";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import Password from "@gatehousejs/core/providers/password";
 import { MemoryRateLimitStore } from "@gatehousejs/core/rate-limit/memory";
 import { MemorySecurityEventStore } from "@gatehousejs/core/security-log/memory";
+import TwoFactor, { resetTwoFactor } from "@gatehousejs/core/two-factor";
 import type { AuthConfig, RateLimitStore } from "@gatehousejs/core/types";
 import { PostgresRateLimitStore } from "@gatehousejs/pg-adapter";
 import { RedisRateLimitStore } from "@gatehousejs/redis-adapter";
@@ -153,7 +154,7 @@ async function startInstance(adapter: AuthConfig["adapter"], limits: RateLimitSt
     // The sign-in limits are off (20 browsers sign in at once from one address); the two-factor
     // tries are counted in this store whatever the limits say.
     rateLimit: { store: counting.store, credentials: false, email: false },
-    twoFactor: { maxAttempts: MAX_ATTEMPTS },
+    twoFactor: TwoFactor({ maxAttempts: MAX_ATTEMPTS }),
     providers: [Password({ hash: FAST_HASH, sendEmail: () => {} })],
   };
   const server = await startServer(config);

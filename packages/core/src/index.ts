@@ -54,7 +54,6 @@ export {
   requireRecentAuth,
 } from "./lib/features/step-up/recent-auth.js";
 export type {} from "./lib/features/step-up/types.js";
-export { resetTwoFactor } from "./lib/features/two-factor/api.js";
 export type { TwoFactorOptions } from "./lib/features/two-factor/options.js";
 export type {} from "./lib/features/two-factor/types.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";

@@ -7,6 +7,7 @@
  * (password and code) lets the action through. Driven against a real `Auth()` handler with the
  * password provider and two-factor sign-in on the memory adapter, the clock faked.
  */
+
 import {
   AuthRouteError,
   changeEmail,
@@ -20,6 +21,7 @@ import {
   signOut,
   verifyTwoFactor,
 } from "@gatehousejs/core/client";
+import TwoFactor from "@gatehousejs/core/two-factor";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
@@ -33,7 +35,7 @@ const MESSAGE = "Sign in again to confirm it is you, then try again within ten m
 
 /** A user with a password and two-factor sign-in on, signed in in the browser the client sees. */
 async function enrolled(config: Partial<AuthConfig> = {}) {
-  const w = passwordWorld({ config: { basePath: "/api/auth", twoFactor: {}, ...config } });
+  const w = passwordWorld({ config: { basePath: "/api/auth", twoFactor: TwoFactor(), ...config } });
   await w.verifiedUser(OWNER);
   const browser = browserOn(w.config);
   await signIn("password", { email: OWNER, password: PASSWORD, redirect: false });

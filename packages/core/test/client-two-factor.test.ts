@@ -8,6 +8,7 @@
  * uses (a code is accepted once). Refusals reject as `AuthRouteError` with the route's stable
  * error value; bad input is refused before any request; no error holds a code or the secret.
  */
+
 import {
   AuthRouteError,
   configureClient,
@@ -24,6 +25,7 @@ import {
   twoFactorStatus,
   verifyTwoFactor,
 } from "@gatehousejs/core/client";
+import TwoFactor from "@gatehousejs/core/two-factor";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
@@ -39,7 +41,7 @@ const CHALLENGE = `${ORIGIN}/api/auth/two-factor/challenge`;
 
 /** An app with the password provider and two-factor sign-in under /api/auth. */
 function world(config: Partial<AuthConfig> = {}) {
-  return passwordWorld({ config: { basePath: "/api/auth", twoFactor: {}, ...config } });
+  return passwordWorld({ config: { basePath: "/api/auth", twoFactor: TwoFactor(), ...config } });
 }
 
 /** The next time step: each code is accepted once, so each use waits for a new one. */
@@ -260,7 +262,7 @@ describe("the whole flow", () => {
   });
 
   test("a custom base path is used for every call", async () => {
-    const w = passwordWorld({ config: { basePath: "/auth", twoFactor: {} } });
+    const w = passwordWorld({ config: { basePath: "/auth", twoFactor: TwoFactor() } });
     await w.verifiedUser(OWNER);
     const browser = browserOn(w.config);
     configureClient({ basePath: "/auth" });
@@ -461,7 +463,7 @@ describe("refusals", () => {
 
   test("too many codes from one client address are RateLimited (429) with retryAfter", async () => {
     const { secret } = await enrolled({
-      twoFactor: { maxAttempts: 1 },
+      twoFactor: TwoFactor({ maxAttempts: 1 }),
       clientAddress: () => "203.0.113.9",
     });
     const right = await codeNow(secret);

@@ -3,8 +3,10 @@
  * (a JWT's `amr` claim, a database session's `factors`), kept across re-issues; a sensitive
  * action asks for a recent sign-in and the factors it needs, and is told where to sign in again.
  */
+
 import { requireRecentAuth } from "@gatehousejs/core";
 import { encode } from "@gatehousejs/core/jwt";
+import TwoFactor from "@gatehousejs/core/two-factor";
 import type { AuthConfig } from "@gatehousejs/core/types";
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { satisfies } from "../src/lib/features/step-up/recent-auth.js";
@@ -102,7 +104,7 @@ describe("with two-factor sign-in", () => {
   ];
   for (const [name, config] of strategies) {
     test(`${name}: password and code are two factors`, async () => {
-      const w = passwordWorld({ config: { twoFactor: {}, ...config } });
+      const w = passwordWorld({ config: { twoFactor: TwoFactor(), ...config } });
       await w.verifiedUser("owner@example.com");
       const jar = new Jar();
       await w.signIn(jar, "owner@example.com");
@@ -142,7 +144,7 @@ describe("the built-in sensitive actions of a user with two-factor sign-in", () 
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date("2026-11-26T10:00:00Z"));
     const w = passwordWorld({
-      config: { twoFactor: {}, session: { strategy: "database" } },
+      config: { twoFactor: TwoFactor(), session: { strategy: "database" } },
       emailSignIn: true,
     });
     await w.verifiedUser("owner@example.com");
@@ -232,7 +234,9 @@ describe("the built-in sensitive actions of a user with two-factor sign-in", () 
   test("a user without two-factor keeps the actions' own checks only", async () => {
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(new Date("2026-11-26T10:00:00Z"));
-    const w = passwordWorld({ config: { twoFactor: {}, session: { strategy: "database" } } });
+    const w = passwordWorld({
+      config: { twoFactor: TwoFactor(), session: { strategy: "database" } },
+    });
     await w.verifiedUser("plain@example.com");
     const jar = new Jar();
     await w.signIn(jar, "plain@example.com");

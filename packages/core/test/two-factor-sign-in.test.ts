@@ -6,8 +6,10 @@
  * challenge, opens nothing; wrong codes end the challenge and are counted before they are checked;
  * backup codes work once; turning it off needs a code.
  */
-import { getSession, resetTwoFactor } from "@gatehousejs/core";
+
+import { getSession } from "@gatehousejs/core";
 import Passkey from "@gatehousejs/core/providers/passkey";
+import TwoFactor, { resetTwoFactor } from "@gatehousejs/core/two-factor";
 import { describe, expect, test } from "vitest";
 import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
 import { csrfToken, Jar, ORIGIN, send } from "./helpers.js";
@@ -19,7 +21,7 @@ const CHALLENGE = "http://localhost:3000/auth/two-factor/challenge";
 const SESSION = "authjs.session-token";
 
 function world(options: Parameters<typeof passwordWorld>[0] = {}) {
-  const w = passwordWorld({ ...options, config: { twoFactor: {}, ...options.config } });
+  const w = passwordWorld({ ...options, config: { twoFactor: TwoFactor(), ...options.config } });
   const post = async (jar: Jar, path: string, body: Record<string, unknown> = {}) =>
     send(w.config, jar, `/auth/${path}`, {
       json: { csrfToken: await csrfToken(w.config, jar), ...body },
@@ -219,7 +221,7 @@ describe("signing in with a second factor", () => {
 
 describe("wrong codes from one client address", () => {
   test("are limited per user and address, counted before the check; the owner elsewhere is not locked out", async () => {
-    const w = world({ config: { twoFactor: {}, trustedProxies: 1 } });
+    const w = world({ config: { twoFactor: TwoFactor(), trustedProxies: 1 } });
     const { secret } = await w.enrolled();
     const from = (ip: string) => ({ "x-forwarded-for": ip });
     const attacker = async () => {
@@ -340,7 +342,7 @@ describe("a passkey instead of a code", () => {
   test("the challenge page offers the account's passkey (sign-in only); it signs in without a code, as two factors", async () => {
     const w = world({
       providers: [Passkey()],
-      config: { twoFactor: {}, experimental: { enableWebAuthn: true } },
+      config: { twoFactor: TwoFactor(), experimental: { enableWebAuthn: true } },
     });
     const { jar } = await w.enrolled();
     // The signed-in owner adds a passkey to the account.
@@ -401,4 +403,16 @@ test("a stolen session cannot guess its way to turning two-factor off, even with
     headers: { accept: "application/json" },
   });
   expect(await status.json()).toMatchObject({ enabled: true });
+});
+
+test("a plain twoFactor object is a configuration error naming TwoFactor()", async () => {
+  const w = passwordWorld({ config: { twoFactor: {} } });
+  const response = await send(w.config, new Jar(), "/auth/session");
+  expect(response.status).toBe(500);
+  const logged = JSON.stringify(
+    (w.logger.error as unknown as { mock: { calls: unknown[][] } }).mock.calls.map((c) =>
+      String((c[0] as Error)?.message),
+    ),
+  );
+  expect(logged).toContain("TwoFactor() from @gatehousejs/core/two-factor");
 });

@@ -6,7 +6,7 @@
  * with another secret, opens nothing; each browser can be forgotten, and the list shows no
  * address, no secret and no cookie.
  */
-import { resetTwoFactor } from "@gatehousejs/core";
+import TwoFactor, { resetTwoFactor } from "@gatehousejs/core/two-factor";
 import { describe, expect, test } from "vitest";
 import { parseState } from "../src/lib/features/two-factor/store.js";
 import { totpCode, totpStep } from "../src/lib/features/two-factor/totp.js";
@@ -23,7 +23,7 @@ const FIREFOX =
   "Mozilla/5.0 (Macintosh; Intel Mac OS X 10.15; rv:133.0) Gecko/20100101 Firefox/133.0";
 
 function world(options: Parameters<typeof passwordWorld>[0] = {}) {
-  const w = passwordWorld({ ...options, config: { twoFactor: {}, ...options.config } });
+  const w = passwordWorld({ ...options, config: { twoFactor: TwoFactor(), ...options.config } });
   const post = async (
     jar: Jar,
     path: string,
@@ -355,7 +355,7 @@ describe("the list of trusted browsers", () => {
   });
 
   test("the list shows no address, no secret, no generation and no cookie value", async () => {
-    const w = world({ config: { twoFactor: {}, trustedProxies: 1 } });
+    const w = world({ config: { twoFactor: TwoFactor(), trustedProxies: 1 } });
     const { jar, secret } = await w.enrolled();
     const browser = new Jar();
     const ip = "203.0.113.77";

@@ -9,6 +9,7 @@ import { getSession as coreGetSession } from "@gatehousejs/core";
 import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";
 import { hashPassword } from "@gatehousejs/core/password";
 import Password from "@gatehousejs/core/providers/password";
+import TwoFactor from "@gatehousejs/core/two-factor";
 import {
   authMiddleware,
   getSession,
@@ -30,7 +31,7 @@ function twoFactorApp() {
   const adapter = MemoryAdapter();
   const config: SolidAuthConfig = credentialsConfig({
     adapter,
-    twoFactor: {},
+    twoFactor: TwoFactor(),
     providers: [Password({ hash: FAST_HASH, sendEmail: () => {} })],
   });
   const route = SolidAuth(config);

@@ -2,6 +2,7 @@
  * The app's Gatehouse configuration, shared by the auth route, the pages and the middleware.
  * Server-only: the password check, the database and the secrets live here.
  */
+import TwoFactor from "@gatehousejs/core/two-factor";
 import { PostgresAdapter } from "@gatehousejs/pg-adapter";
 import { peerAddressOf, type SolidAuthConfig } from "@gatehousejs/solid-start";
 import Credentials from "@gatehousejs/solid-start/providers/credentials";
@@ -113,7 +114,7 @@ export const authConfig: SolidAuthConfig = {
   // Two-factor sign-in: "Two-factor sign-in" on the Account page opens the built-in settings
   // page, where a user enrols an authenticator app; after a password, an email link or a code,
   // such a user is asked for a code (or a backup code) before any session exists.
-  twoFactor: { issuer: "Gatehouse demo" },
+  twoFactor: TwoFactor({ issuer: "Gatehouse demo" }),
   rateLimit: RATE_LIMITS,
   // Demo mode runs on your machine with nothing in front of the server: the socket's peer (your
   // browser, on loopback) is the client. Deployed behind a proxy, set AUTH_TRUSTED_PROXIES

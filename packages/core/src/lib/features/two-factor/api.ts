@@ -15,7 +15,7 @@ import type { AuthConfig } from "../../types/config.js";
  *
  * @example
  * ```ts
- * import { resetTwoFactor } from "@gatehousejs/core";
+ * import { resetTwoFactor } from "@gatehousejs/core/two-factor";
  *
  * if (await resetTwoFactor(config, userId)) console.log("The user can enrol again.");
  * ```

@@ -3,13 +3,15 @@
  * of a user with an enabled second factor until a code or a backup code is given (./step.ts,
  * ./challenge.ts), and the signed-in user's routes enrol, regenerate backup codes and turn it
  * off (./account.ts), and list and forget the browsers they trusted (./trust.ts), which a reset,
- * a change or a removal of the password ends too (./listener.ts). Its code loads when a request
+ * a change or a removal of the password ends too (./listener.ts). This declaration is built in;
+ * the code comes with the configuration's `TwoFactor()` (./carried.ts), and loads when a request
  * first needs it.
  */
 import type { Context } from "../../context.js";
-import type { ErrorType } from "../../errors.js";
+import { AuthError, type ErrorType } from "../../errors.js";
 import type { Feature, FeatureError } from "../../feature.js";
 import { lazyListener } from "../../moments.js";
+import { carriesTwoFactor, partsFor, TWO_FACTOR_STEP } from "./carried.js";
 import { checkTwoFactorConfig } from "./requirements.js";
 import backupCodes from "./route-backup-codes.js";
 import challenge from "./route-challenge.js";
@@ -18,7 +20,6 @@ import disable from "./route-disable.js";
 import enroll from "./route-enroll.js";
 import forgetBrowser from "./route-forget-browser.js";
 import settings from "./route-settings.js";
-import { twoFactorStep } from "./step.js";
 
 /** The error types it raises (./errors.ts has the classes and their augmentations). */
 const twoFactorErrors: readonly FeatureError[] = [
@@ -32,17 +33,6 @@ const twoFactorErrors: readonly FeatureError[] = [
   },
 ];
 
-const endTrust = lazyListener(
-  ["credentialsChanged"],
-  async () => (await import("./listener.js")).trustListener,
-);
-
-/** A user with two-factor sign-in on: sensitive actions need a fresh sign-in (features/step-up). */
-async function needsFreshProof(ctx: Context, userId: string): Promise<boolean> {
-  const { readTwoFactor } = await import("./store.js");
-  return (await readTwoFactor(ctx, userId))?.enabled ?? false;
-}
-
 export const twoFactorFeature = {
   name: "two-factor",
   errors: twoFactorErrors,
@@ -50,6 +40,22 @@ export const twoFactorFeature = {
   equip(config) {
     if (!config.source.twoFactor) return undefined;
     checkTwoFactorConfig(config);
-    return { steps: [twoFactorStep], listeners: [endTrust], needsFreshProof };
+    if (!carriesTwoFactor(config.source.twoFactor)) {
+      throw new AuthError(
+        "twoFactor must be made with TwoFactor() from @gatehousejs/core/two-factor (it carries the feature's code)",
+      );
+    }
+    const parts = () => partsFor(config);
+    return {
+      steps: [
+        {
+          id: TWO_FACTOR_STEP,
+          require: async (ctx, pending) => (await parts()).requireStep(ctx, pending),
+        },
+      ],
+      listeners: [lazyListener(["credentialsChanged"], async () => (await parts()).trustListener)],
+      needsFreshProof: async (ctx: Context, userId: string) =>
+        (await parts()).needsFreshProof(ctx, userId),
+    };
   },
 } satisfies Feature;

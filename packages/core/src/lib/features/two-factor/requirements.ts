@@ -5,7 +5,14 @@
 import type { ResolvedConfig } from "../../config.js";
 import { AuthError, MissingAdapter, MissingAdapterMethods } from "../../errors.js";
 import type { Adapter } from "../../types/models.js";
-import { TWO_FACTOR_ADAPTER_METHODS } from "./store.js";
+
+/** The adapter methods two-factor sign-in needs. */
+export const TWO_FACTOR_ADAPTER_METHODS = [
+  "getUser",
+  "getAccount",
+  "linkAccount",
+  "updateAccount",
+] as const satisfies readonly (keyof Adapter)[];
 
 const ALGORITHMS: readonly unknown[] = ["SHA-1", "SHA-256", "SHA-512"];
 

@@ -1,5 +1,6 @@
-/** POST /two-factor/backup-codes: see ./account.ts. */
+/** POST /two-factor/backup-codes: see ./account.ts (the code `TwoFactor()` carries). */
 import { defineRoute } from "../../routes/define.js";
+import { carriedRoute } from "./carried.js";
 
 export default defineRoute({
   name: "two-factor/backup-codes",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "post",
   jsonErrors: true,
-  load: async () => (await import("./account.js")).regenerateBackupCodes,
+  load: () => carriedRoute("two-factor/backup-codes"),
 });

@@ -1,5 +1,6 @@
-/** GET and POST /two-factor/challenge: see ./challenge.ts. */
+/** GET and POST /two-factor/challenge: see ./challenge.ts (the code `TwoFactor()` carries). */
 import { defineRoute } from "../../routes/define.js";
+import { carriedRoute } from "./carried.js";
 
 export default defineRoute({
   name: "two-factor/challenge",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "post",
   jsonErrors: true,
-  load: async () => (await import("./challenge.js")).challenge,
+  load: () => carriedRoute("two-factor/challenge"),
 });

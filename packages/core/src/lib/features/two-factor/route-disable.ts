@@ -1,5 +1,6 @@
-/** POST /two-factor/disable: see ./account.ts. */
+/** POST /two-factor/disable: see ./account.ts (the code `TwoFactor()` carries). */
 import { defineRoute } from "../../routes/define.js";
+import { carriedRoute } from "./carried.js";
 
 export default defineRoute({
   name: "two-factor/disable",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "post",
   jsonErrors: true,
-  load: async () => (await import("./account.js")).disable,
+  load: () => carriedRoute("two-factor/disable"),
 });

@@ -1,5 +1,6 @@
-/** GET and POST /two-factor/enroll: see ./account.ts. */
+/** GET and POST /two-factor/enroll: see ./account.ts (the code `TwoFactor()` carries). */
 import { defineRoute } from "../../routes/define.js";
+import { carriedRoute } from "./carried.js";
 
 export default defineRoute({
   name: "two-factor/enroll",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "post",
   jsonErrors: true,
-  load: async () => (await import("./account.js")).enroll,
+  load: () => carriedRoute("two-factor/enroll"),
 });

@@ -1,5 +1,6 @@
 /** POST /two-factor/forget-browser: see ./account.ts and ./trust.ts. */
 import { defineRoute } from "../../routes/define.js";
+import { carriedRoute } from "./carried.js";
 
 export default defineRoute({
   name: "two-factor/forget-browser",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "post",
   jsonErrors: true,
-  load: async () => (await import("./account.js")).forgetBrowser,
+  load: () => carriedRoute("two-factor/forget-browser"),
 });

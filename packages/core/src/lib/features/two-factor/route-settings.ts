@@ -1,5 +1,6 @@
-/** GET /two-factor: see ./account.ts. */
+/** GET /two-factor: see ./account.ts (the code `TwoFactor()` carries). */
 import { defineRoute } from "../../routes/define.js";
+import { carriedRoute } from "./carried.js";
 
 export default defineRoute({
   name: "two-factor",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "none",
   jsonErrors: true,
-  load: async () => (await import("./account.js")).settings,
+  load: () => carriedRoute("two-factor"),
 });

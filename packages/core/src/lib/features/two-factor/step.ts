@@ -8,10 +8,11 @@
  * current generation of trust.
  */
 import type { Context } from "../../context.js";
-import type { PendingSignIn, SignInStep } from "../../types/moments.js";
+import type { PendingSignIn } from "../../types/moments.js";
+import { readTwoFactor } from "./store.js";
+import { isTrustedBrowser } from "./trust.js";
 
-/** The step's id, in the kernel's list of steps a sign-in passed. */
-export const TWO_FACTOR_STEP = "two-factor";
+export { TWO_FACTOR_STEP } from "./carried.js";
 
 const ASKED = new Set(["credentials", "password", "email"]);
 
@@ -22,17 +23,16 @@ function asks(ctx: Context, provider: PendingSignIn["provider"]): boolean {
   return oauth === true || (Array.isArray(oauth) && oauth.includes(provider.id));
 }
 
-export const twoFactorStep: SignInStep = {
-  id: TWO_FACTOR_STEP,
-  async require(ctx, pending) {
-    if (!asks(ctx, pending.provider)) return undefined;
-    const userId = (pending.user as { id?: unknown }).id;
-    if (typeof userId !== "string" || userId === "") return undefined;
-    const { readTwoFactor } = await import("./store.js");
-    const record = await readTwoFactor(ctx, userId);
-    if (!record?.enabled) return undefined;
-    const { isTrustedBrowser } = await import("./trust.js");
-    if (await isTrustedBrowser(ctx, userId, record)) return undefined;
-    return `${ctx.authUrl}/two-factor/challenge`;
-  },
-};
+/** The step's check: the challenge page's URL when this sign-in must pass it. */
+export async function requireChallenge(
+  ctx: Context,
+  pending: PendingSignIn,
+): Promise<string | undefined> {
+  if (!asks(ctx, pending.provider)) return undefined;
+  const userId = (pending.user as { id?: unknown }).id;
+  if (typeof userId !== "string" || userId === "") return undefined;
+  const record = await readTwoFactor(ctx, userId);
+  if (!record?.enabled) return undefined;
+  if (await isTrustedBrowser(ctx, userId, record)) return undefined;
+  return `${ctx.authUrl}/two-factor/challenge`;
+}

@@ -28,6 +28,7 @@ type Source = Pick<Context, "config">;
 
 import { randomHex } from "../../crypto/hash.js";
 import type { Adapter, AdapterAccount } from "../../types/models.js";
+import type { TWO_FACTOR_ADAPTER_METHODS } from "./requirements.js";
 import type { TotpAlgorithm } from "./totp.js";
 
 /** The provider id of the row (not a provider of the configuration: no sign-in reaches it). */
@@ -38,14 +39,6 @@ export const TOTP_ROW = "gatehouse.totp";
  * augmentation is not in the program, so the value goes through `string`.
  */
 const ROW_TYPE = "two-factor" as string as AdapterAccount["type"];
-
-/** The adapter methods two-factor sign-in needs. */
-export const TWO_FACTOR_ADAPTER_METHODS = [
-  "getUser",
-  "getAccount",
-  "linkAccount",
-  "updateAccount",
-] as const satisfies readonly (keyof Adapter)[];
 
 type Store = Required<Pick<Adapter, (typeof TWO_FACTOR_ADAPTER_METHODS)[number]>> & Adapter;
 
