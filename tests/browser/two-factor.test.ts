@@ -75,9 +75,15 @@ describe.skipIf(!chromiumPath)(
       return body?.user ?? null;
     }
 
-    /** The home page, typed in: how a person leaves a built-in page, which has no link back. */
+    /** The home page, typed in: the first address of a test. */
     async function openHome(page: Page): Promise<void> {
       await page.goto(home());
+      await tour.look(page);
+    }
+
+    /** From a built-in two-factor settings page, its "Back to the site" link. */
+    async function backToSite(page: Page): Promise<void> {
+      await Promise.all([page.waitForURL(home()), page.click('a:has-text("Back to the site")')]);
       await tour.look(page);
     }
 
@@ -189,7 +195,7 @@ describe.skipIf(!chromiumPath)(
       expect(await page.locator("[data-backup-codes]").count()).toBe(0);
 
       // Signed out, the password alone opens no session: the challenge page asks for a code.
-      await openHome(page);
+      await backToSite(page);
       await tour.click(page, "sign-out");
       await expectSignedOut(page);
       await signInWithPassword(page, email, password);
@@ -229,7 +235,7 @@ describe.skipIf(!chromiumPath)(
       expect(await backupCodesLeft(page)).toBe(9);
 
       // A backup code works once: signed out, the same one is refused; another one signs in.
-      await openHome(page);
+      await backToSite(page);
       await tour.click(page, "sign-out");
       await expectSignedOut(page);
       await signInWithPassword(page, email, password);
@@ -266,7 +272,7 @@ describe.skipIf(!chromiumPath)(
       expect(await page.locator('button:has-text("Set up two-factor sign-in")').count()).toBe(1);
 
       // Signed out, the password alone signs in again.
-      await openHome(page);
+      await backToSite(page);
       await tour.click(page, "sign-out");
       await expectSignedOut(page);
       await signInWithPassword(page, email, password);
