@@ -17,7 +17,7 @@ import {
 } from "./errors.js";
 import { partsOf } from "./feature.js";
 import { effectiveUrl, HostMismatch } from "./origin.js";
-import { parseRequest, type RequestInternal, RequestRejection } from "./request.js";
+import { parseRequest, type RequestInternal, RequestRejection, readsJson } from "./request.js";
 import { htmlResult, jsonResult, noStore, redirectResult, toResponse } from "./response.js";
 import type { Action, RouteDeclaration } from "./routes/define.js";
 import { routeNamed } from "./routes/index.js";
@@ -269,14 +269,6 @@ async function run(
     }
     return { result: await errorRedirect(ctx, error), raw: resolved.raw };
   }
-}
-
-/** Whether the client reads JSON: it posted JSON, or accepts JSON and not HTML. */
-function readsJson(req: RequestInternal): boolean {
-  const type = req.headers.get("content-type") ?? "";
-  if (type.split(";")[0]?.trim().toLowerCase() === "application/json") return true;
-  const accept = req.headers.get("accept") ?? "";
-  return accept.includes("application/json") && !accept.includes("text/html");
 }
 
 /**

@@ -258,3 +258,14 @@ export function sessionRequest(
     clientIp: undefined,
   };
 }
+
+/**
+ * Whether the client reads JSON rather than pages: it posted JSON, or it accepts JSON and not
+ * HTML (a route with `jsonErrors`, and the features' JSON APIs, answer it so).
+ */
+export function readsJson(req: Pick<RequestInternal, "headers">): boolean {
+  const type = req.headers.get("content-type") ?? "";
+  if (type.split(";")[0]?.trim().toLowerCase() === "application/json") return true;
+  const accept = req.headers.get("accept") ?? "";
+  return accept.includes("application/json") && !accept.includes("text/html");
+}

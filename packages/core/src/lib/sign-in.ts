@@ -179,6 +179,19 @@ export async function pendingSignIn(ctx: Context): Promise<PendingSignIn | null>
 }
 
 /**
+ * Drops the sign-in waiting in this browser: both challenge cookies are deleted at this response
+ * (a step's route does so when the challenge ends unanswered: too many tries, or outdated).
+ */
+export function abandonSignIn(ctx: Context): void {
+  const { name, options } = ctx.cookieOptions.signInChallenge;
+  const binding = ctx.cookieOptions.signInBinding;
+  ctx.setCookies.push(
+    ...clearChunked(ctx.req.cookies, name, options),
+    expireCookie(binding.name, binding.options),
+  );
+}
+
+/**
  * Goes on with a sign-in once `stepId` is satisfied: the next step that applies, or the session.
  * The step's route calls this with what {@link pendingSignIn} gave it, and with what the step
  * proved (`["otp"]`, say), which joins the sign-in's `factors`. Both challenge cookies are
@@ -190,12 +203,7 @@ export function resumeSignIn(
   stepId: string,
   factors: string[] = [],
 ): Promise<ResponseInternal> {
-  const { name, options } = ctx.cookieOptions.signInChallenge;
-  const binding = ctx.cookieOptions.signInBinding;
-  ctx.setCookies.push(
-    ...clearChunked(ctx.req.cookies, name, options),
-    expireCookie(binding.name, binding.options),
-  );
+  abandonSignIn(ctx);
   const passed = pending.passed.includes(stepId) ? pending.passed : [...pending.passed, stepId];
   const proved = [...new Set([...pending.factors, ...factors])];
   return proceed(ctx, { ...pending, passed, factors: proved }, []);

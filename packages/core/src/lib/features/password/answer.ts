@@ -4,18 +4,14 @@
  * stable `error` and a `message` for the user, never a 500.
  */
 import type { Context } from "../../context.js";
+import { readsJson } from "../../request.js";
 import { jsonResult, noStore } from "../../response.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { PasswordConfig } from "./options.js";
 import { type PasswordPolicy, resolvePasswordPolicy } from "./policy.js";
 
-/** Whether the request wants a JSON answer. */
-export function wantsJson(ctx: Context): boolean {
-  const type = ctx.req.headers.get("content-type") ?? "";
-  if (type.split(";")[0]?.trim().toLowerCase() === "application/json") return true;
-  const accept = ctx.req.headers.get("accept") ?? "";
-  return accept.includes("application/json") && !accept.includes("text/html");
-}
+/** Whether the client reads JSON (../../request.ts `readsJson`). */
+export const wantsJson = (ctx: Context): boolean => readsJson(ctx.req);
 
 /** A refusal the user can fix, as JSON; logged as the client's mistake (no value in it). */
 export function refusalJson(

@@ -24,12 +24,11 @@ import { normalizeEmail } from "../../email/normalize.js";
 import { Verification } from "../../errors.js";
 import { announce } from "../../moments.js";
 import { htmlResult, jsonResult, noStore } from "../../response.js";
-import type { SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { AdapterUser } from "../../types/models.js";
 import { limitEmail } from "../rate-limit/index.js";
 import { recordSecurityEvent } from "../security-log/log.js";
-import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
+import { hasFreshProof, reauthenticate, signedInWithin } from "../step-up/fresh-proof.js";
 import { logRefusal, refusalJson, wantsJson } from "./answer.js";
 import {
   CHANGE_EMAIL_ROUTE,
@@ -66,13 +65,6 @@ export const EMAIL_CHANGED = {
 } as const;
 
 const text = (value: unknown) => (typeof value === "string" && value !== "" ? value : undefined);
-
-/** When the session began, in milliseconds, or null when the store does not say. */
-export function signedInAt(ref: SessionRef): number | null {
-  const authTime = ref.token?.auth_time;
-  if (typeof authTime === "number") return authTime * 1000;
-  return ref.createdAt ? ref.createdAt.valueOf() : null;
-}
 
 /**
  * One use of a link to an address at a time in this process: the check that nobody holds the
@@ -176,8 +168,7 @@ async function requestChange(ctx: Context, provider: PasswordConfig): Promise<Re
     );
     if (!right) return refuse("WrongPassword", "The current password is wrong.", "current");
   } else {
-    const at = signedInAt(ref);
-    if (at === null || Date.now() - at > RECENT_SIGN_IN * 1000) {
+    if (!signedInWithin(ref, RECENT_SIGN_IN)) {
       return refuse(
         "ReauthenticationRequired",
         "Sign in again, then change your address within ten minutes.",

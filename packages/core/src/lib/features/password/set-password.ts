@@ -22,9 +22,9 @@ import type { SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { AdapterUser } from "../../types/models.js";
 import { recordSecurityEvent } from "../security-log/log.js";
-import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
+import { hasFreshProof, reauthenticate, signedInWithin } from "../step-up/fresh-proof.js";
 import { logRefusal, policyOf, refusalJson, wantsJson } from "./answer.js";
-import { RECENT_SIGN_IN, signedInAt } from "./email-change.js";
+import { RECENT_SIGN_IN } from "./email-change.js";
 import { PASSWORD_REMOVED_EVENT, PASSWORD_SET_EVENT } from "./events.js";
 import { sendPasswordEmail } from "./mail.js";
 import type { PasswordConfig, PasswordEmailKind } from "./options.js";
@@ -134,8 +134,7 @@ export async function setPassword(
       "Confirm your account's email address first: the password signs in with it.",
     );
   }
-  const at = signedInAt(ref);
-  if (at === null || Date.now() - at > RECENT_SIGN_IN * 1000) {
+  if (!signedInWithin(ref, RECENT_SIGN_IN)) {
     return refuse(
       "ReauthenticationRequired",
       "Sign in again, then set your password within ten minutes.",

@@ -28,11 +28,19 @@ export const FRESH_PROOF_MAX_AGE = 10 * 60;
 export const REAUTHENTICATION_MESSAGE =
   "Sign in again to confirm it is you, then try again within ten minutes.";
 
+/**
+ * Whether the session's sign-in happened within `seconds` (its `createdAt`: a JWT's `auth_time`, a
+ * database session's creation); a session that does not say is not recent.
+ */
+export function signedInWithin(ref: SessionRef, seconds: number): boolean {
+  const at = ref.createdAt?.valueOf();
+  return at !== undefined && Date.now() - at <= seconds * 1000;
+}
+
 /** Whether the session may run a sensitive action now (see the module comment). */
 export async function hasFreshProof(ctx: Context, ref: SessionRef): Promise<boolean> {
   if (!(await partsOf(ctx.config).needsFreshProof(ctx, ref.userId))) return true;
-  const at = ref.createdAt?.valueOf();
-  return at !== undefined && Date.now() - at <= FRESH_PROOF_MAX_AGE * 1000;
+  return signedInWithin(ref, FRESH_PROOF_MAX_AGE);
 }
 
 /**

@@ -23,6 +23,7 @@ import { identifySession, type SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { Adapter, AdapterUser } from "../../types/models.js";
 import { recordSecurityEvent } from "../security-log/log.js";
+import { signedInWithin } from "../step-up/fresh-proof.js";
 import { logRefusal, optionsOf, refusalJson, routeUrl, settingsUrl, wantsJson } from "./answer.js";
 import { generateBackupCodes, hashBackupCode } from "./backup-codes.js";
 import { BACKUP_CODES_EVENT, DISABLED_EVENT, ENABLED_EVENT } from "./events.js";
@@ -196,21 +197,13 @@ export async function forgetBrowser(ctx: Context): Promise<ResponseInternal> {
 /** The site's host name, as an issuer may be written (an IPv6 address loses its colons). */
 const defaultIssuer = (ctx: Context) => new URL(ctx.origin).hostname.replace(/[[\]:]/g, "");
 
-/** When the session began, in ms, or null. */
-function signedInAt(ref: SessionRef): number | null {
-  const authTime = ref.token?.auth_time;
-  if (typeof authTime === "number") return authTime * 1000;
-  return ref.createdAt ? ref.createdAt.valueOf() : null;
-}
-
 /** POST /two-factor/enroll. */
 export async function enroll(ctx: Context): Promise<ResponseInternal> {
   const found = await begin(ctx);
   if (isAnswer(found)) return found;
   if (ctx.req.method !== "POST") return settingsPage(ctx, found.user);
   const { user, ref } = found;
-  const at = signedInAt(ref);
-  if (at === null || Date.now() - at > RECENT_SIGN_IN * 1000) {
+  if (!signedInWithin(ref, RECENT_SIGN_IN)) {
     return refuse(
       ctx,
       user,

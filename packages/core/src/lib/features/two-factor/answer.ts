@@ -3,18 +3,14 @@
  * resolved options, and the URLs of the routes.
  */
 import type { Context } from "../../context.js";
+import { readsJson } from "../../request.js";
 import { jsonResult, noStore } from "../../response.js";
 import type { ResponseInternal } from "../../types/config.js";
 import { DEFAULT_MAX_ATTEMPTS } from "./limits.js";
 import type { TotpParams } from "./store.js";
 
-/** Whether the client reads JSON: it posted JSON, or accepts JSON and not HTML. */
-export function wantsJson(ctx: Context): boolean {
-  const type = ctx.req.headers.get("content-type") ?? "";
-  if (type.split(";")[0]?.trim().toLowerCase() === "application/json") return true;
-  const accept = ctx.req.headers.get("accept") ?? "";
-  return accept.includes("application/json") && !accept.includes("text/html");
-}
+/** Whether the client reads JSON (../../request.ts `readsJson`). */
+export const wantsJson = (ctx: Context): boolean => readsJson(ctx.req);
 
 /** One `warn` line naming the refusal, never what was typed. */
 export function logRefusal(ctx: Context, error: string): void {

@@ -18,7 +18,7 @@ import { RateLimited } from "../../errors.js";
 import { carriedMethod } from "../../feature.js";
 import { announce } from "../../moments.js";
 import { htmlResult, pageUrl, redirectResult } from "../../response.js";
-import { pendingSignIn, resumeSignIn } from "../../sign-in.js";
+import { abandonSignIn, pendingSignIn, resumeSignIn } from "../../sign-in.js";
 import type { ResponseInternal } from "../../types/config.js";
 import type { PendingSignIn } from "../../types/moments.js";
 import { recordSecurityEvent } from "../security-log/log.js";
@@ -35,8 +35,8 @@ export const EXPIRED = "TwoFactorChallengeExpired";
 
 /** No challenge to answer: the sign-in page (or JSON), to start again. */
 function startOver(ctx: Context, json: boolean): ResponseInternal {
-  // The kernel's challenge cookies go too: whatever this browser held is over.
-  ctx.setCookies.push(...forgetChallenge(ctx));
+  // Whatever this browser held is over.
+  abandonSignIn(ctx);
   if (json) {
     return refusalJson(
       ctx,
@@ -47,19 +47,6 @@ function startOver(ctx: Context, json: boolean): ResponseInternal {
   logRefusal(ctx, EXPIRED);
   const page = ctx.config.pages.signIn ?? `${ctx.config.basePath}/signin`;
   return redirectResult(pageUrl(ctx, page, { error: EXPIRED }));
-}
-
-/** The cookies that clear the challenge held by this browser, and its binding. */
-function forgetChallenge(ctx: Context) {
-  const { signInChallenge, signInBinding } = ctx.cookieOptions;
-  const names = new Set([signInChallenge.name, signInBinding.name]);
-  return Object.keys(ctx.req.cookies)
-    .filter((cookie) => names.has(cookie) || cookie.startsWith(`${signInChallenge.name}.`))
-    .map((cookie) => ({
-      name: cookie,
-      value: "",
-      options: { ...signInChallenge.options, maxAge: 0 },
-    }));
 }
 
 /** The passkey providers the challenge page offers, each with its sign-in-only script. */
