@@ -10,19 +10,17 @@
  */
 import { basePathOf } from "./base-path.js";
 import { type AuthRouteError, refusalOf, retryAfterOf } from "./errors.js";
-import {
-  browserLocation,
-  fetchCsrfToken,
-  navigate,
-  postJson,
-  sessionChanged,
-} from "./transport.js";
+import { navigate, sessionChanged } from "./transport.js";
+import { type TrustedBrowser, trustedBrowsersOf } from "./trusted-browsers.js";
+import { postTwoFactor, type TwoFactorRouteOptions } from "./two-factor-route.js";
 
-/** Options of every two-factor call. */
-export interface TwoFactorRouteOptions {
-  /** The auth route's base path for this call. Default: `configureClient`'s, else `/api/auth`. */
-  basePath?: string;
-}
+export {
+  type ForgetTrustedBrowserTarget,
+  forgetTrustedBrowser,
+  type TrustedBrowser,
+  type TrustedBrowserForgotten,
+} from "./trusted-browsers.js";
+export type { TwoFactorRouteOptions } from "./two-factor-route.js";
 
 /** Options of {@link verifyTwoFactor}. */
 export interface VerifyTwoFactorOptions extends TwoFactorRouteOptions {
@@ -41,24 +39,6 @@ export interface VerifyTwoFactorOptions extends TwoFactorRouteOptions {
   trustBrowser?: boolean;
 }
 
-/**
- * A browser the user trusted at the challenge, as {@link twoFactorStatus} lists it: no address,
- * no cookie. The dates are ISO 8601 strings in UTC, as the server sends them
- * (`"2026-11-26T21:15:57.000Z"`): `new Date(createdAt)` reads one.
- */
-export interface TrustedBrowser {
-  /** Its id in the user's list: what {@link forgetTrustedBrowser} takes. */
-  id: string;
-  /** A short description from its User-Agent ("Firefox on Linux"), or `"Unknown client"`. */
-  client: string;
-  /** When it was trusted, as an ISO 8601 string in UTC. */
-  createdAt: string;
-  /** When the trust ends by itself (30 days after), as an ISO 8601 string in UTC. */
-  expiresAt: string;
-  /** Whether it is the browser asking. */
-  current: boolean;
-}
-
 /** What {@link twoFactorStatus} resolves to for a signed-in user. */
 export interface TwoFactorStatus {
   /** Whether sign-ins of this user ask for a second factor. */
@@ -66,24 +46,6 @@ export interface TwoFactorStatus {
   /** How many unused backup codes the user has (0 while it is off). */
   backupCodesLeft: number;
   /** The user's unexpired trusted browsers, newest first (none while it is off). */
-  trustedBrowsers: TrustedBrowser[];
-}
-
-/** Which trusted browsers {@link forgetTrustedBrowser} forgets. */
-export type ForgetTrustedBrowserTarget =
-  /** One, by the `id` {@link twoFactorStatus} listed. */
-  | { id: string; all?: undefined }
-  /** Every one, listed or not: no trust cookie made before works any more. */
-  | { all: true; id?: undefined };
-
-/** What {@link forgetTrustedBrowser} resolves to. */
-export interface TrustedBrowserForgotten {
-  ok: true;
-  /** `trustedBrowserForgotten` for one, `trustedBrowsersForgotten` for all. */
-  status: "trustedBrowserForgotten" | "trustedBrowsersForgotten";
-  /** What to tell the user, written by the server. */
-  message: string;
-  /** The trusted browsers left, as {@link twoFactorStatus} lists them. */
   trustedBrowsers: TrustedBrowser[];
 }
 
@@ -136,27 +98,6 @@ export interface TwoFactorVerified {
   url: string;
 }
 
-/** The trusted browsers of an answer, when `value` is such a list; else `undefined`. */
-function trustedBrowsersOf(value: unknown): TrustedBrowser[] | undefined {
-  if (!Array.isArray(value)) return undefined;
-  const list: TrustedBrowser[] = [];
-  for (const item of value as unknown[]) {
-    if (typeof item !== "object" || item === null) return undefined;
-    const { id, client, createdAt, expiresAt, current } = item as Record<string, unknown>;
-    if (
-      typeof id !== "string" ||
-      typeof client !== "string" ||
-      typeof createdAt !== "string" ||
-      typeof expiresAt !== "string" ||
-      typeof current !== "boolean"
-    ) {
-      return undefined;
-    }
-    list.push({ id, client, createdAt, expiresAt, current });
-  }
-  return list;
-}
-
 /** Refuses, before any request, a code that is not a string (never naming what was given). */
 function requireCode(call: string, code: unknown): string {
   if (typeof code !== "string") throw new TypeError(`${call} takes the code as a string`);
@@ -171,29 +112,6 @@ function secondFactorOf(call: string, proof: unknown): { code: string } | { back
     if (typeof backupCode === "string" && code === undefined) return { backupCode };
   }
   throw new TypeError(`${call} takes { code } or { backupCode }, as a string`);
-}
-
-/**
- * Posts `fields` with the CSRF token to `<basePath>/two-factor/<route>`; resolves with the
- * answer's body, or throws the refusal it carries: an error status with `{ error, message }`, or
- * a redirect to an error page (a sign-in the `signIn` callback refused after the challenge).
- */
-async function post(
-  route: string,
-  what: string,
-  options: TwoFactorRouteOptions,
-  fields: Record<string, unknown> = {},
-): Promise<Record<string, unknown>> {
-  const base = basePathOf(options.basePath);
-  const csrfToken = await fetchCsrfToken(base);
-  const answer = await postJson(`${base}/two-factor/${route}`, { ...fields, csrfToken });
-  const body = answer.body ?? {};
-  if (!answer.ok) throw refusalOf(what, answer, body);
-  if (typeof body.url === "string") {
-    const error = new URL(body.url, browserLocation().href).searchParams.get("error");
-    if (error !== null) throw refusalOf(what, answer, body, error);
-  }
-  return body;
 }
 
 /** The answer's backup codes, when `body` is the answer expected. */
@@ -280,7 +198,7 @@ export async function enrollTwoFactor(
   options: TwoFactorRouteOptions = {},
 ): Promise<TwoFactorEnrolment> {
   const what = "to the two-factor enrolment";
-  const body = await post("enroll", what, options);
+  const body = await postTwoFactor("enroll", what, options);
   const { secret, uri, qrSvg } = body;
   if (
     body.status !== "enrolmentStarted" ||
@@ -316,7 +234,7 @@ export async function confirmTwoFactor(
 ): Promise<TwoFactorEnabled> {
   const fields = { code: requireCode("confirmTwoFactor", code) };
   const what = "to the two-factor confirmation";
-  return codesOf(await post("confirm", what, options, fields), "twoFactorEnabled", what);
+  return codesOf(await postTwoFactor("confirm", what, options, fields), "twoFactorEnabled", what);
 }
 
 /**
@@ -340,7 +258,11 @@ export async function regenerateBackupCodes(
 ): Promise<BackupCodesRegenerated> {
   const fields = { code: requireCode("regenerateBackupCodes", code) };
   const what = "to the new backup codes";
-  return codesOf(await post("backup-codes", what, options, fields), "backupCodesRegenerated", what);
+  return codesOf(
+    await postTwoFactor("backup-codes", what, options, fields),
+    "backupCodesRegenerated",
+    what,
+  );
 }
 
 /**
@@ -365,7 +287,7 @@ export async function disableTwoFactor(
 ): Promise<TwoFactorDisabled> {
   const fields = secondFactorOf("disableTwoFactor", proof);
   const what = "to turning two-factor sign-in off";
-  const body = await post("disable", what, options, fields);
+  const body = await postTwoFactor("disable", what, options, fields);
   if (body.status !== "twoFactorDisabled" || typeof body.message !== "string") {
     throw new Error(`The auth route's answer ${what} is not one the client knows`);
   }
@@ -419,7 +341,7 @@ export async function verifyTwoFactor(
     throw new TypeError("verifyTwoFactor takes trustBrowser as a boolean");
   }
   if (trustBrowser) fields.trustBrowser = true;
-  const body = await post("challenge", "to the two-factor challenge", options, fields);
+  const body = await postTwoFactor("challenge", "to the two-factor challenge", options, fields);
   if (typeof body.url !== "string") {
     throw new Error("The auth route's answer to the two-factor challenge has no url");
   }
@@ -429,51 +351,4 @@ export async function verifyTwoFactor(
   }
   sessionChanged();
   return { ok: true, url: body.url };
-}
-
-/** `{ id }` or `{ all: true }`; anything else is refused before any request. */
-function forgetTargetOf(target: unknown): { id: string } | { all: true } {
-  if (typeof target === "object" && target !== null) {
-    const { id, all } = target as { id?: unknown; all?: unknown };
-    if (typeof id === "string" && id !== "" && all === undefined) return { id };
-    if (all === true && id === undefined) return { all: true };
-  }
-  throw new TypeError("forgetTrustedBrowser takes { id } or { all: true }");
-}
-
-/**
- * Forgets a trusted browser of the signed-in user (`POST <basePath>/two-factor/forget-browser`):
- * one by the `id` {@link twoFactorStatus} listed, or every one (`{ all: true }`). A forgotten
- * browser is asked for a code at its next sign-in; forgetting this browser also clears its trust
- * cookie. The session is not touched. Resolves with the trusted browsers left.
- *
- * Rejects with a `TypeError`, before any request, unless given `{ id }` (a non-empty string) or
- * `{ all: true }`; with an {@link AuthRouteError}: `InvalidTrustedBrowser` (400, an id that is
- * not one), `UnknownTrustedBrowser` (404, not one of the user's trusted browsers, or forgotten
- * already), `Unauthenticated` (401) when nobody is signed in.
- *
- * @example
- * ```ts
- * import { forgetTrustedBrowser, twoFactorStatus } from "@gatehousejs/core/client";
- *
- * const status = await twoFactorStatus();
- * const other = status?.trustedBrowsers.find((browser) => !browser.current);
- * if (other) await forgetTrustedBrowser({ id: other.id });
- * // Or every one of them: await forgetTrustedBrowser({ all: true });
- * ```
- */
-export async function forgetTrustedBrowser(
-  target: ForgetTrustedBrowserTarget,
-  options: TwoFactorRouteOptions = {},
-): Promise<TrustedBrowserForgotten> {
-  const fields = forgetTargetOf(target);
-  const what = "to forgetting a trusted browser";
-  const body = await post("forget-browser", what, options, fields);
-  const { status, message } = body;
-  const trustedBrowsers = trustedBrowsersOf(body.trustedBrowsers);
-  const expected = "all" in fields ? "trustedBrowsersForgotten" : "trustedBrowserForgotten";
-  if (status !== expected || typeof message !== "string" || trustedBrowsers === undefined) {
-    throw new Error(`The auth route's answer ${what} is not one the client knows`);
-  }
-  return { ok: true, status: expected, message, trustedBrowsers };
 }
