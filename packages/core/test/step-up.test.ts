@@ -215,6 +215,20 @@ describe("the built-in sensitive actions of a user with two-factor sign-in", () 
     expect(new URL(signInUrl).searchParams.get("callbackUrl")).toBe(`${ORIGIN}/settings/security`);
   });
 
+  test("a hostile callbackUrl is refused, not put in the sign-in link", async () => {
+    const { post } = await twoFactorUser();
+    vi.setSystemTime(new Date("2026-11-26T10:11:00Z"));
+    const answer = await post("change-password/password", {
+      currentPassword: "correct horse battery staple",
+      password: "a different passphrase entirely",
+      callbackUrl: "https://evil.example/phish",
+    });
+    expect(answer.status).toBe(400);
+    const body = (await answer.json()) as Record<string, unknown>;
+    expect(body.error).toBe("InvalidCallbackUrl");
+    expect(JSON.stringify(body)).not.toContain("evil.example");
+  });
+
   test("a browser form is taken to the sign-in page, coming back to the action's page", async () => {
     const { w, jar } = await twoFactorUser();
     vi.setSystemTime(new Date("2026-11-26T10:11:00Z"));
