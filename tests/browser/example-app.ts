@@ -5,27 +5,16 @@
  */
 import { randomBytes } from "node:crypto";
 import { mkdirSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { ensureBuilt } from "../../examples/solid-start/scripts/build.mjs";
 import { type Demo, startDemo } from "../../examples/solid-start/scripts/demo.mjs";
+import { freePort } from "../support/free-port.js";
 
 export { DEMO_ACCOUNT } from "../../examples/solid-start/scripts/demo.mjs";
+export { freePort };
 
 /** The repository's scratch folder for test artifacts. */
 export const tmpDir = join(import.meta.dirname, "..", "..", ".tmp");
-
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A fresh folder under .tmp/example-data/ for one run's database and mailbox. */
 export function freshDataDir(label: string): string {

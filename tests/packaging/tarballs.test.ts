@@ -17,12 +17,12 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PACKAGES, packAll } from "../../scripts/pack.mjs";
 import { documentationBlocks, root } from "../docs/markdown.js";
+import { freePort } from "../support/free-port.js";
 
 const built = existsSync(join(root, "packages/core/dist/index.js"));
 if (!built && process.env.CI) throw new Error("packages/core/dist is missing: run `npm run build`");
@@ -45,14 +45,6 @@ function providerIds(): string[] {
 function installed(name: string): string {
   const manifest = join(root, "node_modules", name, "package.json");
   return (JSON.parse(readFileSync(manifest, "utf8")) as { version: string }).version;
-}
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((ok) => probe.listen(0, "127.0.0.1", ok));
-  const { port } = probe.address() as { port: number };
-  await new Promise((ok) => probe.close(ok));
-  return port;
 }
 
 /** Merges the cookies a response sets into `jar` and returns the jar as one Cookie header. */

@@ -11,8 +11,8 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { request as httpRequest } from "node:http";
-import { createServer } from "node:net";
 import { join } from "node:path";
+import { freePort } from "../../../tests/support/free-port.js";
 
 const source = join(import.meta.dirname, ".router-app");
 const repoRoot = join(import.meta.dirname, "..", "..", "..");
@@ -32,17 +32,6 @@ function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 function tail(output: string, lines = 30): string {
   return output.trimEnd().split("\n").slice(-lines).join("\n");
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function collect(child: ChildProcess): () => string {
