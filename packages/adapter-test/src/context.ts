@@ -36,6 +36,7 @@ const methodSet: Record<AdapterMethod, true> = {
   getAuthenticator: true,
   listAuthenticatorsByUserId: true,
   updateAuthenticatorCounter: true,
+  deleteAuthenticator: true,
 };
 
 /** Every method of the adapter contract. */

@@ -40,6 +40,7 @@ export interface InMemoryAdapter extends CompleteAdapter {
   deleteUser(userId: string): Promise<AdapterUser | null>;
   /** Resolves to `undefined` when no such account exists (the contract has no `null` here). */
   unlinkAccount(key: AccountKey): Promise<AdapterAccount | undefined>;
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
   listSessionsByUserId(userId: string): Promise<AdapterSession[]>;
   deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
   /**
@@ -307,6 +308,12 @@ export function MemoryAdapter(): InMemoryAdapter {
       const updated = { ...current, counter: newCounter };
       authenticators.set(credentialID, updated);
       return copy(updated);
+    },
+    async deleteAuthenticator(credentialID) {
+      const current = authenticators.get(credentialID);
+      if (!current) return null;
+      authenticators.delete(credentialID);
+      return copy(current);
     },
   };
 }

@@ -163,6 +163,8 @@ export interface PasskeyCapabilities {
    * as holding no passkey.
    */
   listAuthenticators: Method<"listAuthenticatorsByUserId"> | undefined;
+  /** `deleteAuthenticator`. Without it, a user cannot remove a passkey. */
+  deleteAuthenticator: Method<"deleteAuthenticator"> | undefined;
 }
 
 /** Emailed sign-in codes. */
@@ -199,6 +201,7 @@ export const capabilityMethods = {
   listSessions: "listSessionsByUserId",
   deleteSessions: "deleteSessionsByUserId",
   listAuthenticators: "listAuthenticatorsByUserId",
+  deleteAuthenticator: "deleteAuthenticator",
   countVerificationTokenTry: "countVerificationTokenTry",
 } as const satisfies { [C in keyof Capabilities]: keyof Adapter };
 

@@ -332,6 +332,12 @@ export interface Adapter {
     credentialID: string,
     newCounter: number,
   ): Awaitable<AdapterAuthenticator>;
+  /**
+   * Deletes the passkey with this credential id and returns it, or `null` when there is none (a
+   * Gatehouse addition, optional; used when a user removes a passkey). Its account row is
+   * removed separately, with `unlinkAccount`.
+   */
+  deleteAuthenticator?(credentialID: string): Awaitable<AdapterAuthenticator | null>;
 }
 
 /**
@@ -342,7 +348,10 @@ export interface Adapter {
  * when it is ready.
  */
 export type CompleteAdapter = {
-  [K in Exclude<keyof Adapter, "updateAccount" | "lockAccount" | "countVerificationTokenTry">]-?: (
+  [K in Exclude<
+    keyof Adapter,
+    "updateAccount" | "lockAccount" | "countVerificationTokenTry" | "deleteAuthenticator"
+  >]-?: (
     ...args: Parameters<NonNullable<Adapter[K]>>
   ) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>;
 };
