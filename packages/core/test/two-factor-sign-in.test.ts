@@ -7,7 +7,7 @@
  * backup codes work once; turning it off needs a code.
  */
 
-import { getSession } from "@gatehousejs/core";
+import { getSession, requireRecentAuth } from "@gatehousejs/core";
 import Passkey from "@gatehousejs/core/providers/passkey";
 import TwoFactor, { resetTwoFactor } from "@gatehousejs/core/two-factor";
 import { describe, expect, test } from "vitest";
@@ -374,6 +374,98 @@ describe("a passkey instead of a code", () => {
     });
     expect(done.headers.get("location")).not.toBe(CHALLENGE);
     expect(await w.signedInAs(other)).toBe(OWNER);
+  });
+
+  /** An owner with a second factor and a passkey, the passkey's device, and the world. */
+  async function ownerWithPasskey() {
+    const w = world({
+      providers: [Passkey()],
+      config: { twoFactor: TwoFactor(), experimental: { enableWebAuthn: true } },
+    });
+    const enrolled = await w.enrolled();
+    const device = new SoftAuthenticator();
+    const registration = await send(
+      w.config,
+      enrolled.jar,
+      "/auth/webauthn-options/passkey?action=register",
+    );
+    const { options } = (await registration.json()) as {
+      options: Parameters<SoftAuthenticator["register"]>[0];
+    };
+    await send(w.config, enrolled.jar, "/auth/callback/passkey", {
+      form: { action: "register", data: JSON.stringify(device.register(options, ORIGIN)) },
+    });
+    /** Signs in with `key` in `jar`'s browser, as the challenge page's passkey form does. */
+    const usePasskey = async (jar: Jar, key = device) => {
+      const asked = await send(w.config, jar, "/auth/webauthn-options/passkey");
+      const { options: request } = (await asked.json()) as {
+        options: Parameters<SoftAuthenticator["authenticate"]>[0];
+      };
+      return send(w.config, jar, "/auth/callback/passkey", {
+        form: { action: "authenticate", data: JSON.stringify(key.authenticate(request, ORIGIN)) },
+      });
+    };
+    return { ...w, jar: enrolled.jar, secret: enrolled.secret, device, usePasskey };
+  }
+
+  const factorsOf = async (w: { config: Parameters<typeof requireRecentAuth>[1] }, jar: Jar) => {
+    const request = new Request(`${ORIGIN}/account`, { headers: { cookie: jar.header() } });
+    const answer = await requireRecentAuth(request, w.config);
+    return answer.ok ? [...answer.factors].sort() : answer;
+  };
+
+  test("the passkey answers the waiting sign-in: the session proves the password and the passkey", async () => {
+    const w = await ownerWithPasskey();
+    const { jar } = await w.challenged();
+    const done = await w.usePasskey(jar);
+    expect(done.status).toBe(302);
+    expect(await w.signedInAs(jar)).toBe(OWNER);
+    // The password's factor is kept: this is the waiting sign-in, finished, not a new one.
+    expect(await factorsOf(w, jar)).toEqual(["hwk", "pwd", "user"]);
+    // The challenge cookies are gone.
+    expect([...jar.cookies.keys()].some((name) => name.includes("sign-in"))).toBe(false);
+  });
+
+  test("a challenge older than one the passkey answered is over: its code no longer opens it", async () => {
+    const w = await ownerWithPasskey();
+    const older = await w.challenged();
+    const newer = await w.challenged();
+    await w.usePasskey(newer.jar);
+    expect(await w.signedInAs(newer.jar)).toBe(OWNER);
+
+    const late = await w.post(older.jar, "two-factor/challenge", { code: await w.code(w.secret, 1) });
+    expect(await late.json()).toMatchObject({ error: "TwoFactorChallengeExpired" });
+    expect(await w.signedInAs(older.jar)).toBeNull();
+  });
+
+  test("another user's passkey does not answer the owner's challenge", async () => {
+    const w = await ownerWithPasskey();
+    // Someone else registers a passkey of their own (a new user, signed out).
+    const stranger = new SoftAuthenticator();
+    const theirs = new Jar();
+    const registration = await send(
+      w.config,
+      theirs,
+      "/auth/webauthn-options/passkey?action=register",
+    );
+    const { options } = (await registration.json()) as {
+      options: Parameters<SoftAuthenticator["register"]>[0];
+    };
+    await send(w.config, theirs, "/auth/callback/passkey", {
+      form: { action: "register", data: JSON.stringify(stranger.register(options, ORIGIN)) },
+    });
+    const strangerId = (await getSession(
+      new Request(`${ORIGIN}/`, { headers: { cookie: theirs.header() } }),
+      w.config,
+    ))?.user?.email;
+    expect(strangerId).not.toBe(OWNER);
+
+    const { jar } = await w.challenged();
+    await w.usePasskey(jar, stranger);
+    // The browser is signed in as the passkey's owner, by the passkey alone; the owner's
+    // challenge is not answered.
+    expect(await w.signedInAs(jar)).not.toBe(OWNER);
+    expect(await factorsOf(w, jar)).toEqual(["hwk", "user"]);
   });
 
   test("without a passkey provider the page offers none", async () => {

@@ -143,7 +143,36 @@ export async function completeSignIn(
   if (gate) return gate;
   const { cookies = [], ...settled } = await request.settle();
   const factors = request.factors ?? firstFactors(provider.type);
+  const resumed = await resumeWaiting(ctx, settled.user, factors, cookies);
+  if (resumed) return resumed;
   return proceed(ctx, { ...settled, provider, callbackUrl, passed: [], factors }, cookies);
+}
+
+/**
+ * A sign-in that proves more for a user whose sign-in already waits in this browser (a passkey
+ * used on the second-factor page): each waiting step that accepts the new proof is passed, and
+ * the waiting sign-in goes on with both sets of factors, under its own provider and callback.
+ * `undefined` when nothing waits here for this user, or no step took the proof.
+ */
+async function resumeWaiting(
+  ctx: Context,
+  user: User | AdapterUser,
+  factors: string[],
+  cookies: Cookie[],
+): Promise<ResponseInternal | undefined> {
+  const steps = partsOf(ctx.config).steps.filter((step) => step.acceptProof);
+  if (steps.length === 0 || typeof user.id !== "string") return undefined;
+  const pending = await pendingSignIn(ctx);
+  if (!pending || (pending.user as { id?: unknown }).id !== user.id) return undefined;
+  const passed = [...pending.passed];
+  for (const step of steps) {
+    if (passed.includes(step.id)) continue;
+    if (await step.acceptProof?.(ctx, pending, factors)) passed.push(step.id);
+  }
+  if (passed.length === pending.passed.length) return undefined;
+  abandonSignIn(ctx);
+  const proved = [...new Set([...pending.factors, ...factors])];
+  return proceed(ctx, { ...pending, passed, factors: proved }, cookies);
 }
 
 /** What the challenge cookie seals: the sign-in, and the hash of this browser's binding. */

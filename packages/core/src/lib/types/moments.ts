@@ -62,6 +62,15 @@ export interface PendingSignIn extends SignInMoment {
 export interface SignInStep {
   id: string;
   require(ctx: Context, pending: PendingSignIn): string | undefined | Promise<string | undefined>;
+  /**
+   * Whether a further sign-in of the same user in the same browser, while this one waits on the
+   * step, satisfies it: a passkey on the challenge page, say, proving `["hwk"]`. The kernel asks
+   * only when the browser holds a waiting sign-in and the new one settled on the same user. The
+   * step applies the rules of its own route here (a challenge claimed once, none older than the
+   * user's last answered one) and records the proof as it would an answer; `true` resumes the
+   * waiting sign-in with the new factors added, `false` lets the new sign-in go on by itself.
+   */
+  acceptProof?(ctx: Context, pending: PendingSignIn, factors: readonly string[]): Promise<boolean>;
 }
 
 /** The moments and what each carries. */

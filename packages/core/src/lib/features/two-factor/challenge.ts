@@ -68,7 +68,8 @@ async function page(
 ) {
   const { token } = await ctx.csrf();
   const html = renderChallengePage({
-    passkeys: passkeyOffers(ctx, pending.callbackUrl),
+    // A passkey answers the challenge when it adds a factor: not after a passkey sign-in.
+    passkeys: pending.factors.includes("hwk") ? [] : passkeyOffers(ctx, pending.callbackUrl),
     action: routeUrl(ctx, "challenge"),
     csrfToken: token,
     digits: optionsOf(ctx).params.digits,

@@ -51,6 +51,8 @@ export const twoFactorFeature = {
         {
           id: TWO_FACTOR_STEP,
           require: async (ctx, pending) => (await parts()).requireStep(ctx, pending),
+          acceptProof: async (ctx, pending, factors) =>
+            (await parts()).acceptProof(ctx, pending, factors),
         },
       ],
       listeners: [lazyListener(["credentialsChanged"], async () => (await parts()).trustListener)],

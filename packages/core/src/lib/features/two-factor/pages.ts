@@ -46,8 +46,9 @@ export interface ChallengePageParams {
   /** Which field the error is about. */
   invalid?: "code" | "backupCode";
   /**
-   * The passkey providers the page offers instead (a passkey is two factors by itself): each
-   * one's form posts to its callback through the passkey script its method gives.
+   * The passkey providers the page offers instead of a code: a passkey of the waiting user
+   * answers the challenge. Each one's form posts to its callback through the passkey script its
+   * method gives.
    */
   passkeys?: readonly PasskeyOffer[];
   theme: Required<Theme>;
@@ -70,7 +71,7 @@ function passkeySection(params: ChallengePageParams): string {
   if (offers.length === 0) return "";
   return lines([
     "<hr>",
-    '<p class="center muted">Or sign in with a passkey of this account: it needs no code.</p>',
+    '<p class="center muted">Or use a passkey of this account instead of a code.</p>',
     ...offers.map((offer) => {
       const id = escapeHtml(offer.id);
       return lines([

@@ -8,6 +8,8 @@ export interface TwoFactorParts {
   routes: Readonly<Record<string, Action>>;
   /** The sign-in step's check: the challenge page's URL when this sign-in must pass it. */
   requireStep(ctx: Context, pending: PendingSignIn): Promise<string | undefined>;
+  /** The step's `acceptProof`: a passkey of the waiting user answers the challenge. */
+  acceptProof(ctx: Context, pending: PendingSignIn, factors: readonly string[]): Promise<boolean>;
   /** Hears `credentialsChanged`: ends the user's trusted browsers. */
   trustListener: Listener;
   /** Whether the user has two-factor sign-in on (sensitive actions then need a fresh sign-in). */

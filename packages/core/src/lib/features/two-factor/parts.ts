@@ -6,7 +6,7 @@
 
 import { trustListener } from "./listener.js";
 import type { TwoFactorParts } from "./parts-types.js";
-import { requireChallenge } from "./step.js";
+import { acceptPasskey, requireChallenge } from "./step.js";
 import { readTwoFactor } from "./store.js";
 
 export const twoFactorParts: TwoFactorParts = {
@@ -21,6 +21,7 @@ export const twoFactorParts: TwoFactorParts = {
     "two-factor/challenge": async (ctx) => (await import("./challenge.js")).challenge(ctx),
   },
   requireStep: requireChallenge,
+  acceptProof: acceptPasskey,
   trustListener,
   needsFreshProof: async (ctx, userId) => (await readTwoFactor(ctx, userId))?.enabled ?? false,
 };
