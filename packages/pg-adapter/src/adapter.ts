@@ -88,6 +88,11 @@ export interface PostgresAdapterMethods extends CompleteAdapter, PostgresVerific
     credentialID: string,
     newCounter: number,
   ): Promise<AdapterAuthenticator>;
+  /**
+   * One `DELETE … RETURNING`: the deleted authenticator, or `null` when no authenticator has this
+   * credential id. The passkey's `webauthn` account row stays; remove it with `unlinkAccount`.
+   */
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
 }
 
 const USER_COLUMNS = ["id", "name", "email", "emailVerified", "image"] as const;
@@ -422,6 +427,13 @@ RETURNING ${AUTHENTICATOR}`,
         [credentialID, newCounter],
       );
       return toAuthenticator(row ?? fail("no authenticator with this credential id"));
+    },
+    async deleteAuthenticator(credentialID) {
+      const row = await one(
+        `DELETE FROM ${authenticators} WHERE "credentialID" = $1 RETURNING ${AUTHENTICATOR}`,
+        [credentialID],
+      );
+      return row ? toAuthenticator(row) : null;
     },
   };
 }
