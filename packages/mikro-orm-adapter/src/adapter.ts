@@ -116,6 +116,13 @@ export interface MikroOrmAdapterMethods
     credentialID: string,
     newCounter: number,
   ): Promise<AdapterAuthenticator>;
+  /**
+   * Reads the authenticator, then deletes it by its credential id; only the caller whose `DELETE`
+   * removed the row gets it, so of concurrent deletes one returns it and the others `null`.
+   * `null` for an unknown credential id. The passkey's `webauthn` account stays; remove it with
+   * `unlinkAccount`.
+   */
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
 }
 
 /** Oldest first; a session from before session records (no `createdAt`) last. */
@@ -411,6 +418,14 @@ export function MikroOrmAdapter<
         em.assign(authenticator, { counter: newCounter });
         await em.flush();
         return rows.row(authenticator);
+      }),
+    deleteAuthenticator: (credentialID) =>
+      run("deleteAuthenticator", async (em) => {
+        const authenticator = await em.findOne(AuthenticatorEntity, { credentialID });
+        if (!authenticator) return null;
+        // Read, then delete by key: a concurrent delete that removed the row first wins.
+        const deleted = await em.nativeDelete(AuthenticatorEntity, { credentialID });
+        return deleted > 0 ? authenticators(em).row(authenticator) : null;
       }),
   };
 }
