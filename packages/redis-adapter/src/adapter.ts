@@ -12,6 +12,7 @@ import {
   CREATE_OWNED,
   CREATE_SESSION,
   CREATE_USER,
+  DELETE_AUTHENTICATOR,
   DELETE_SESSION,
   DELETE_SESSIONS,
   DELETE_USER,
@@ -101,6 +102,12 @@ export interface RedisAdapter
     credentialID: string,
     newCounter: number,
   ): Promise<AdapterAuthenticator>;
+  /**
+   * One atomic script: deletes the authenticator and its entry in the user's set of
+   * authenticators, and returns it; `null` for an unknown credential id. The passkey's `webauthn`
+   * account stays; remove it with `unlinkAccount`.
+   */
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
 }
 
 function fail(message: string): never {
@@ -401,6 +408,10 @@ export function RedisAdapter(
         expectOk(status, {});
         return decode<AdapterAuthenticator>(json);
       });
+    },
+    async deleteAuthenticator(credentialID) {
+      const reply = await run(DELETE_AUTHENTICATOR, [key.authenticator(credentialID)]);
+      return decodeOrNull(text(reply));
     },
   };
 }

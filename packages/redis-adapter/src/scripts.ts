@@ -138,6 +138,17 @@ redis.call('SREM', userKey(ownerOf(account)) .. ':accounts', KEYS[1])
 return account
 `);
 
+/**
+ * KEYS: authenticator. Deletes it and its entry in its user's set of authenticators. Returns the
+ * authenticator or nil.
+ */
+export const DELETE_AUTHENTICATOR = lua(`
+local authenticator = redis.call('GETDEL', KEYS[1])
+if not authenticator then return nil end
+redis.call('SREM', userKey(ownerOf(authenticator)) .. ':authenticators', KEYS[1])
+return authenticator
+`);
+
 /** KEYS: session, user, the user's sessions index. ARGV: prefix, session JSON, expires (ms). */
 export const CREATE_SESSION = lua(`
 if redis.call('EXISTS', KEYS[2]) == 0 then return 'no-user' end
