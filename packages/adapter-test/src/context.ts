@@ -54,6 +54,7 @@ export const optionalMethods: ReadonlySet<AdapterMethod> = new Set<AdapterMethod
   "listSessionsByUserId",
   "deleteSessionsByUserId",
   "countVerificationTokenTry",
+  "deleteAuthenticator",
 ]);
 
 /** Every contract method, present, returning a promise; a missing one rejects with advice. */

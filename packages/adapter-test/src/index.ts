@@ -89,7 +89,8 @@ export const adapterTestNames: readonly string[] = groups.flatMap((g) =>
  * the adapter contract: users, accounts (and, when the adapter has the optional
  * `listAccountsByUserId`, the listing of a user's accounts), password accounts (their
  * `passwordHash` stored, read back unaltered, updated and cleared), sessions, verification
- * tokens, WebAuthn authenticators, Date round-trips, `null` for absent rows, cascading deletes,
+ * tokens, WebAuthn authenticators (and, when the adapter has the optional `deleteAuthenticator`,
+ * removing one), Date round-trips, `null` for absent rows, cascading deletes,
  * single use of verification tokens under concurrency, uniqueness of provider accounts, (when the
  * adapter has the optional `countVerificationTokenTry`) sign-in code tries counted atomically,
  * and answers equal to what was stored, with no `null` for an optional field never given, as

@@ -1,5 +1,5 @@
 import { expect } from "vitest";
-import { expectNull, expectRow, type Group } from "../context.js";
+import { accountKey, expectNull, expectRow, expectRowOrNothing, type Group } from "../context.js";
 
 const ids = (rows: readonly { credentialID: string }[]) => rows.map((r) => r.credentialID).sort();
 
@@ -131,6 +131,150 @@ export const authenticators: Group = {
           ctx.a.updateAuthenticatorCounter(ctx.unique(), 1),
           "updateAuthenticatorCounter(unknown credentialID) must reject",
         ).rejects.toBeInstanceOf(Error);
+      },
+    },
+    {
+      name: "deleteAuthenticator returns the deleted authenticator, which is then gone",
+      uses: [
+        "createUser",
+        "linkAccount",
+        "createAuthenticator",
+        "deleteAuthenticator",
+        "getAuthenticator",
+        "listAuthenticatorsByUserId",
+      ],
+      async run(ctx) {
+        const user = await ctx.createUser();
+        const created = await ctx.createAuthenticator(user.id);
+        const deleted = await ctx.a.deleteAuthenticator(created.credentialID);
+        expectRow(deleted, created, "deleteAuthenticator's return value");
+        expectNull(
+          await ctx.a.getAuthenticator(created.credentialID),
+          "getAuthenticator after deleteAuthenticator",
+        );
+        const listed = await ctx.a.listAuthenticatorsByUserId(user.id);
+        expect(listed, "listAuthenticatorsByUserId after deleting the user's only passkey").toEqual(
+          [],
+        );
+        if (ctx.db.authenticator) {
+          const row = await ctx.db.authenticator(created.credentialID);
+          expect(
+            row ?? null,
+            "db.authenticator(credentialID) after deleteAuthenticator must find no row",
+          ).toBeNull();
+        }
+      },
+    },
+    {
+      name: "deleteAuthenticator leaves the user's other passkeys and other users' passkeys alone",
+      uses: [
+        "createUser",
+        "linkAccount",
+        "createAuthenticator",
+        "updateAuthenticatorCounter",
+        "deleteAuthenticator",
+        "getAuthenticator",
+        "listAuthenticatorsByUserId",
+      ],
+      async run(ctx) {
+        const user = await ctx.createUser();
+        const other = await ctx.createUser();
+        const removed = await ctx.createAuthenticator(user.id);
+        const kept = await ctx.createAuthenticator(user.id);
+        // A counter that is not the fixture's, so that a passkey re-created by the delete shows.
+        const theirs = await ctx.a.updateAuthenticatorCounter(
+          (await ctx.createAuthenticator(other.id)).credentialID,
+          3,
+        );
+        expectRow(
+          await ctx.a.deleteAuthenticator(removed.credentialID),
+          removed,
+          "deleteAuthenticator's return value",
+        );
+        for (const [row, whose] of [
+          [kept, "the user's other passkey"],
+          [theirs, "another user's passkey"],
+        ] as const) {
+          const found = await ctx.a.getAuthenticator(row.credentialID);
+          expectRow(found, row, `getAuthenticator(${whose}) after deleteAuthenticator`);
+          if (ctx.db.authenticator) {
+            const stored = await ctx.db.authenticator(row.credentialID);
+            expectRow(stored, row, `db.authenticator(${whose}) after deleteAuthenticator`);
+          }
+        }
+        const listed = await ctx.a.listAuthenticatorsByUserId(user.id);
+        expect(ids(listed), "listAuthenticatorsByUserId(user) after deleteAuthenticator").toEqual(
+          ids([kept]),
+        );
+        const otherList = await ctx.a.listAuthenticatorsByUserId(other.id);
+        expect(
+          ids(otherList),
+          "listAuthenticatorsByUserId(other user) after deleteAuthenticator",
+        ).toEqual(ids([theirs]));
+      },
+    },
+    {
+      name: "deleteAuthenticator returns null for an unknown credential id",
+      uses: ["deleteAuthenticator"],
+      async run(ctx) {
+        expectNull(
+          await ctx.a.deleteAuthenticator(ctx.unique()),
+          "deleteAuthenticator(unknown credentialID)",
+        );
+      },
+    },
+    {
+      name: "deleteAuthenticator returns null the second time",
+      uses: [
+        "createUser",
+        "linkAccount",
+        "createAuthenticator",
+        "deleteAuthenticator",
+        "getAuthenticator",
+      ],
+      async run(ctx) {
+        const user = await ctx.createUser();
+        const created = await ctx.createAuthenticator(user.id);
+        const first = await ctx.a.deleteAuthenticator(created.credentialID);
+        expectRow(first, created, "the first deleteAuthenticator");
+        expectNull(
+          await ctx.a.deleteAuthenticator(created.credentialID),
+          "the second deleteAuthenticator of one credential id",
+        );
+        expectNull(
+          await ctx.a.getAuthenticator(created.credentialID),
+          "getAuthenticator after two deleteAuthenticator calls",
+        );
+      },
+    },
+    {
+      // The contract leaves the account to unlinkAccount: Gatehouse calls both.
+      name: "deleteAuthenticator leaves the passkey's webauthn account to unlinkAccount",
+      uses: [
+        "createUser",
+        "linkAccount",
+        "createAuthenticator",
+        "deleteAuthenticator",
+        "getAccount",
+        "unlinkAccount",
+      ],
+      async run(ctx) {
+        const user = await ctx.createUser();
+        const created = await ctx.createAuthenticator(user.id);
+        const key = accountKey({ provider: "webauthn", providerAccountId: created.credentialID });
+        await ctx.a.deleteAuthenticator(created.credentialID);
+        const account = await ctx.a.getAccount(key.providerAccountId, key.provider);
+        expectRow(
+          account,
+          { ...key, userId: user.id, type: "webauthn" },
+          "getAccount(the passkey's webauthn account) after deleteAuthenticator",
+        );
+        const unlinked = await ctx.a.unlinkAccount(key);
+        expectRowOrNothing(unlinked, key, "unlinkAccount(the passkey's webauthn account)");
+        expectNull(
+          await ctx.a.getAccount(key.providerAccountId, key.provider),
+          "getAccount after deleteAuthenticator and unlinkAccount",
+        );
       },
     },
   ],
