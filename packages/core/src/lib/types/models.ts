@@ -348,10 +348,7 @@ export interface Adapter {
  * when it is ready.
  */
 export type CompleteAdapter = {
-  [K in Exclude<
-    keyof Adapter,
-    "updateAccount" | "lockAccount" | "countVerificationTokenTry" | "deleteAuthenticator"
-  >]-?: (
+  [K in Exclude<keyof Adapter, "updateAccount" | "lockAccount" | "countVerificationTokenTry">]-?: (
     ...args: Parameters<NonNullable<Adapter[K]>>
   ) => Promise<Awaited<ReturnType<NonNullable<Adapter[K]>>>>;
 };
