@@ -9,6 +9,7 @@
  * entry its routes and the check of a configuration that has a password provider).
  */
 import { federatedLogoutFeature } from "./lib/features/federated-logout/feature.js";
+import { passkeysFeature } from "./lib/features/passkeys/feature.js";
 import { passwordFeature } from "./lib/features/password/feature.js";
 import { providerTokensFeature } from "./lib/features/provider-tokens/feature.js";
 import { rateLimitFeature } from "./lib/features/rate-limit/feature.js";
@@ -34,6 +35,7 @@ export const builtins = [
   sessionsFeature,
   passwordFeature,
   twoFactorFeature,
+  passkeysFeature,
 ] as const;
 
 type FeatureAction = (typeof builtins)[number] extends infer F
