@@ -45,4 +45,24 @@ describe.skipIf(skip)("node-redis", () => {
     expect(found?.user).toEqual(user);
     expect(found?.session.expires).toEqual(session.expires);
   });
+
+  test("deleteAuthenticator drops the passkey from the user's set with node-redis too", async () => {
+    const user = await adapter.createUser(newUser());
+    const created = await adapter.createAuthenticator({
+      credentialID: `node-${crypto.randomUUID()}`,
+      credentialPublicKey: "cHVibGlj",
+      counter: 0,
+      credentialBackedUp: false,
+      credentialDeviceType: "singleDevice",
+      providerAccountId: "node",
+      userId: user.id,
+    });
+    const set = `${prefix}user:${user.id}:authenticators`;
+    expect(await direct.smembers(set)).toEqual([`${prefix}authenticator:${created.credentialID}`]);
+    expect(await adapter.deleteAuthenticator(created.credentialID)).toEqual(created);
+    expect(await direct.exists(set)).toBe(0);
+    expect(await direct.exists(`${prefix}authenticator:${created.credentialID}`)).toBe(0);
+    expect(await adapter.deleteAuthenticator(created.credentialID)).toBeNull();
+    await adapter.deleteUser(user.id);
+  });
 });

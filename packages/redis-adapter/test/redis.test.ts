@@ -212,6 +212,25 @@ describe.skipIf(skip)("RedisAdapter on a real Redis", () => {
       await adapter.deleteUser(user.id);
     });
 
+    test("10 simultaneous deleteAuthenticator calls for one passkey: exactly one gets it", async () => {
+      const user = await adapter.createUser(newUser());
+      const created = await adapter.createAuthenticator({
+        credentialID: `race-${crypto.randomUUID()}`,
+        credentialPublicKey: "cHVibGlj",
+        counter: 0,
+        credentialBackedUp: false,
+        credentialDeviceType: "singleDevice",
+        providerAccountId: "race",
+        userId: user.id,
+      });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => adapter.deleteAuthenticator(created.credentialID)),
+      );
+      expect(results.filter((r) => r !== null)).toEqual([created]);
+      expect(await client.exists(`${prefix}user:${user.id}:authenticators`)).toBe(0);
+      await adapter.deleteUser(user.id);
+    });
+
     test("simultaneous updateSession and updateUser calls all land (no lost update)", async () => {
       const user = await adapter.createUser(newUser());
       const session = await adapter.createSession(newSession(user.id));
@@ -346,6 +365,35 @@ describe.skipIf(skip)("RedisAdapter on a real Redis", () => {
       expect(await adapter.listAuthenticatorsByUserId(other.id)).toHaveLength(1);
       await adapter.deleteUser(user.id);
       await adapter.deleteUser(other.id);
+    });
+
+    test("deleteAuthenticator drops the key and its entry in the user's set, and nothing else", async () => {
+      const user = await adapter.createUser(newUser());
+      const passkey = (credentialID: string) => ({
+        credentialID,
+        credentialPublicKey: "cHVibGlj",
+        counter: 0,
+        credentialBackedUp: false,
+        credentialDeviceType: "singleDevice",
+        providerAccountId: credentialID,
+        userId: user.id,
+      });
+      const gone = `gone-${crypto.randomUUID()}`;
+      const kept = `kept-${crypto.randomUUID()}`;
+      await adapter.createAuthenticator(passkey(gone));
+      await adapter.createAuthenticator(passkey(kept));
+      const set = `${prefix}user:${user.id}:authenticators`;
+
+      expect(await adapter.deleteAuthenticator(gone)).toEqual(passkey(gone));
+      expect(await client.exists(`${prefix}authenticator:${gone}`)).toBe(0);
+      expect(await client.smembers(set)).toEqual([`${prefix}authenticator:${kept}`]);
+      expect(await adapter.deleteAuthenticator(gone)).toBeNull();
+      expect(await client.smembers(set)).toEqual([`${prefix}authenticator:${kept}`]);
+
+      expect(await adapter.deleteAuthenticator(kept)).toEqual(passkey(kept));
+      expect(await client.exists(set)).toBe(0);
+      expect(await client.exists(`${prefix}user:${user.id}`)).toBe(1);
+      await adapter.deleteUser(user.id);
     });
   });
 
