@@ -74,6 +74,34 @@ describe.skipIf(skip)("MikroOrmAdapter on PostgreSQL", () => {
     expect(await adapter.useVerificationToken(key)).toBeNull();
   });
 
+  test("20 concurrent deleteAuthenticator calls from two connection pools return the passkey once", async () => {
+    const user = await adapter.createUser({
+      id: crypto.randomUUID(),
+      email: `passkey-${randomBytes(8).toString("hex")}@example.com`,
+      emailVerified: null,
+    });
+    const created = await adapter.createAuthenticator({
+      credentialID: randomBytes(32).toString("base64url"),
+      credentialPublicKey: randomBytes(77).toString("base64"),
+      counter: 0,
+      credentialBackedUp: false,
+      credentialDeviceType: "singleDevice",
+      providerAccountId: "race",
+      transports: null,
+      userId: user.id,
+    });
+    const second = MikroOrmAdapter(() => other!);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? second : adapter).deleteAuthenticator(created.credentialID),
+      ),
+    );
+    const winners = results.filter((r) => r !== null);
+    expect(winners).toEqual([created]);
+    expect(await adapter.getAuthenticator(created.credentialID)).toBeNull();
+    await adapter.deleteUser(user.id);
+  });
+
   test("getSessionAndUser and getUserByAccount each read in one query", async () => {
     const user = await adapter.createUser({
       id: crypto.randomUUID(),
