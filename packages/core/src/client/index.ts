@@ -1,10 +1,11 @@
 /**
  * Gatehouse in the browser, for any framework: sign in (passkeys too, with {@link withPasskeys}),
- * sign out, the session, the user's sessions (list, revoke), and password accounts (sign up,
- * reset, change the password or the address, set or remove a password), two-factor sign-in
- * (enrol, backup codes, turn it off, answer the challenge, trusted browsers), all over `fetch`
- * against the auth route. Nothing here imports server code or Node.js modules. Framework
- * integrations (`@gatehousejs/solid-start/client`) re-export it and add their reactive session.
+ * sign out, the session, the user's sessions (list, revoke), their passkeys (list, remove), and
+ * password accounts (sign up, reset, change the password or the address, set or remove a
+ * password), two-factor sign-in (enrol, backup codes, turn it off, answer the challenge, trusted
+ * browsers), all over `fetch` against the auth route. Nothing here imports server code or
+ * Node.js modules. Framework integrations (`@gatehousejs/solid-start/client`) re-export it and
+ * add their reactive session.
  * @module
  */
 export type { Session, SessionInfo, User } from "../types.js";
@@ -17,6 +18,13 @@ export type {
   RegisterPasskey,
   WebAuthnBrowser,
 } from "./passkey.js";
+export {
+  listPasskeys,
+  type PasskeyInfo,
+  type PasskeyRemoved,
+  type PasskeyRouteOptions,
+  removePasskey,
+} from "./passkeys.js";
 export {
   type ChangeEmailFields,
   type ChangePasswordFields,

@@ -1,6 +1,7 @@
 /**
  * Gatehouse for SolidStart, browser side: sign in (passkeys too), sign out, the session as
- * signals, a passkey for the signed-in user, the user's sessions (list, revoke), and password
+ * signals, passkeys for the signed-in user (add, list, remove), the user's sessions (list,
+ * revoke), and password
  * accounts (sign up, reset, change the password or the address, set or
  * remove a password), and two-factor sign-in (enrol, backup codes, turn it off, answer the
  * challenge, trusted browsers). Everything but the signals is `@gatehousejs/core/client`'s,
@@ -24,9 +25,13 @@ export {
   enrollTwoFactor,
   type ForgetTrustedBrowserTarget,
   forgetTrustedBrowser,
+  listPasskeys,
   listSessions,
   type PasskeyAction,
+  type PasskeyInfo,
   type PasskeyOptions,
+  type PasskeyRemoved,
+  type PasskeyRouteOptions,
   type PasswordChanged,
   type PasswordLinkOptions,
   type PasswordRemoved,
@@ -42,6 +47,7 @@ export {
   type RevokeSessionsTarget,
   readPasswordResetLink,
   regenerateBackupCodes,
+  removePasskey,
   removePassword,
   requestPasswordReset,
   resetPassword,
