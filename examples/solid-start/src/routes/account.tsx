@@ -1,7 +1,127 @@
-import { AuthRouteError, changeEmail, createSession } from "@gatehousejs/solid-start/client";
+import type { PasskeyInfo } from "@gatehousejs/solid-start/client";
+import {
+  AuthRouteError,
+  changeEmail,
+  createSession,
+  listPasskeys,
+  removePasskey,
+} from "@gatehousejs/solid-start/client";
 import { A } from "@solidjs/router";
-import { createSignal, Match, Switch } from "solid-js";
+import { createSignal, For, Match, onMount, Show, Switch } from "solid-js";
 import SignInLink from "~/components/SignInLink";
+
+/** A short label for a passkey: the end of its credential id, which is all the server keeps. */
+const labelOf = (passkey: PasskeyInfo) => `Passkey …${passkey.credentialID.slice(-6)}`;
+
+/**
+ * The user's passkeys (`listPasskeys()` is `GET /api/auth/passkeys`), each with "Remove"
+ * (`removePasskey()` is `POST /api/auth/passkeys/remove`). Removing one is a sensitive action:
+ * with two-factor sign-in on and a sign-in older than ten minutes, the server answers
+ * `ReauthenticationRequired` and names the sign-in page, which comes back here; and the last
+ * way in to the account is never removed.
+ */
+function Passkeys() {
+  const [passkeys, setPasskeys] = createSignal<PasskeyInfo[] | undefined>(undefined);
+  const [message, setMessage] = createSignal("");
+  const [signInUrl, setSignInUrl] = createSignal<string | undefined>(undefined);
+  const [busy, setBusy] = createSignal(false);
+
+  onMount(async () => {
+    try {
+      setPasskeys((await listPasskeys()) ?? []);
+    } catch {
+      setPasskeys([]);
+      setMessage("Your passkeys could not be read. Reload the page and try again.");
+    }
+  });
+
+  async function remove(passkey: PasskeyInfo) {
+    setBusy(true);
+    setMessage("");
+    setSignInUrl(undefined);
+    try {
+      const removed = await removePasskey(passkey.credentialID, { callbackUrl: "/account" });
+      setPasskeys(removed.passkeys);
+      setMessage(removed.message);
+    } catch (error) {
+      if (error instanceof AuthRouteError) {
+        // ReauthenticationRequired: a link to sign in again, which comes back to this page.
+        setSignInUrl(error.signInUrl);
+        setMessage(error.detail ?? "The passkey was not removed.");
+      } else {
+        setMessage("The passkey was not removed. Try again.");
+      }
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section data-testid="account-passkeys">
+      <h2>Passkeys</h2>
+      <Switch>
+        <Match when={passkeys() === undefined}>
+          <p class="muted">Reading your passkeys…</p>
+        </Match>
+        <Match when={passkeys()?.length === 0}>
+          <p class="muted" data-testid="passkeys-none">
+            Your account has no passkey. <A href="/profile">Add one on your profile</A>.
+          </p>
+        </Match>
+        <Match when={passkeys()}>
+          {(list) => (
+            <ul class="sessions" data-testid="passkeys-list">
+              <For each={list()}>
+                {(passkey) => (
+                  <li
+                    class="row"
+                    data-testid="passkey-row"
+                    data-credential-id={passkey.credentialID}
+                  >
+                    <div class="details">
+                      <strong data-testid="passkey-label">{labelOf(passkey)}</strong>
+                      <br />
+                      <span class="muted" data-testid="passkey-details">
+                        {passkey.backedUp ? "Synced to your other devices" : "On one device"}
+                        <Show when={passkey.transports.length > 0}>
+                          {" "}
+                          · {passkey.transports.join(", ")}
+                        </Show>
+                      </span>
+                    </div>
+                    <button
+                      type="button"
+                      class="secondary"
+                      disabled={busy()}
+                      data-testid="passkey-remove"
+                      onClick={() => remove(passkey)}
+                    >
+                      Remove
+                    </button>
+                  </li>
+                )}
+              </For>
+            </ul>
+          )}
+        </Match>
+      </Switch>
+      <p class="muted" role="status" data-testid="passkeys-message">
+        {message()}
+        <Show when={signInUrl()}>
+          {(url) => (
+            <>
+              {" "}
+              {/* The auth route's sign-in page: loaded by the browser, not the router. */}
+              <a href={url()} rel="external" data-testid="passkeys-sign-in-again">
+                Sign in again
+              </a>
+            </>
+          )}
+        </Show>
+      </p>
+    </section>
+  );
+}
 
 /**
  * The signed-in user's account: change the address with `changeEmail()` (`POST
@@ -9,8 +129,9 @@ import SignInLink from "~/components/SignInLink";
  * new address, and the address changes when it is opened and confirmed there; then every browser
  * signed in to the account is signed out, and the old address is told. An account with a
  * password gives it; one without needs a sign-in from the last ten minutes. The "Password" page
- * (./password.tsx) sets or removes the account's password; the auth route's built-in page
- * `/api/auth/two-factor` sets up and turns off two-factor sign-in.
+ * (./password.tsx) sets or removes the account's password; the passkeys are listed, each with
+ * "Remove"; the auth route's built-in page `/api/auth/two-factor` sets up and turns off
+ * two-factor sign-in.
  */
 export default function Account() {
   const auth = createSession();
@@ -113,6 +234,7 @@ export default function Account() {
                 </A>
                 .
               </p>
+              <Passkeys />
               <h2>Two-factor sign-in</h2>
               <p>
                 With it on, a sign-in with a password, an email link or a code also asks for a code
