@@ -160,6 +160,26 @@ describe("POST /passkeys/remove", () => {
     expect(await world.adapter.getAccount!(only.credentialID, "passkey")).not.toBeNull();
   });
 
+  test("two removals at once never leave the user without a passkey", async () => {
+    const { world, jar, first, second, userId } = await twoPasskeys();
+    const token = await csrfToken(world.config, jar);
+    const removal = (credentialID: string) =>
+      send(world.config, jar, "/auth/passkeys/remove", {
+        json: { csrfToken: token, credentialID },
+      });
+    const answers = await Promise.all([removal(first.credentialID), removal(second.credentialID)]);
+    const left = await world.adapter.listAuthenticatorsByUserId(userId);
+    expect(left.length).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((a) => a.status === 200).length).toBe(2 - left.length);
+    for (const answer of answers.filter((a) => a.status !== 200)) {
+      expect(await answer.json()).toMatchObject({ error: "LastWayIn" });
+    }
+    // What is left still signs in.
+    const device = left[0]!.credentialID === first.credentialID ? first.device : second.device;
+    const out = new Jar();
+    expect((await world.signInWith(out, device)).headers.get("location")).toBe(ORIGIN);
+  });
+
   test("a proven address with an email sign-in provider is another way in; an unproven one is not", async () => {
     const world = passkeysWorld({ providers: [emailProvider] });
     const jar = new Jar();

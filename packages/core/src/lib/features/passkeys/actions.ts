@@ -20,7 +20,7 @@ import { announce } from "../../moments.js";
 import { jsonResult, noStore, pageUrl, redirectResult } from "../../response.js";
 import { identifySession, type SessionRef } from "../../session/index.js";
 import type { ResponseInternal } from "../../types/config.js";
-import type { AdapterAuthenticator } from "../../types/models.js";
+import type { Adapter, AdapterAuthenticator } from "../../types/models.js";
 import { recordSecurityEvent } from "../security-log/log.js";
 import { hasFreshProof, reauthenticate } from "../step-up/fresh-proof.js";
 import { refusal, wantsJson } from "./answer.js";
@@ -158,7 +158,16 @@ export async function removePasskeyAction(ctx: Context): Promise<ResponseInterna
   if (!(await keepsAnotherWayIn(ctx, user, others))) return refusal(ctx, "LastWayIn");
 
   const provider = await accountProvider(ctx, user.id, credentialID);
-  await deleteAuthenticator(credentialID);
+  const deleted = await deleteAuthenticator(credentialID);
+  // Removed meanwhile by another request of the user's: that one answers for it.
+  if (!deleted) return refusal(ctx, "UnknownPasskey");
+  // Two removals at once could each have counted the other's passkey as the way in left: the
+  // check again, on what is stored now, puts this one back when nothing would be left.
+  const left = (await can.listAuthenticators?.(user.id)) ?? [];
+  if (!(await keepsAnotherWayIn(ctx, user, left))) {
+    await (ctx.config.adapter as Required<Adapter>).createAuthenticator(deleted);
+    return refusal(ctx, "LastWayIn");
+  }
   if (provider) await unlinkAccount({ provider, providerAccountId: credentialID });
   await recordSecurityEvent(ctx, {
     type: PASSKEY_REMOVED_EVENT,
