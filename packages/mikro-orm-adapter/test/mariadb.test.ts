@@ -188,6 +188,12 @@ describe.skipIf(skip)("MikroOrmAdapter on MariaDB", () => {
     expect((await adapter.getUser(user.id))?.emailVerified?.toISOString()).toBe(
       "2026-01-02T03:04:05.678Z",
     );
+    // Stored in UTC, with its milliseconds.
+    const raw = (await sql(
+      "select cast(`emailVerified` as char) as v from `users` where `id` = ?",
+      [user.id],
+    )) as { v: string }[];
+    expect(raw[0]?.v).toBe("2026-01-02 03:04:05.678");
     const account = {
       userId: user.id,
       type: "oidc" as const,

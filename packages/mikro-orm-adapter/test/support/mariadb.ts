@@ -29,6 +29,8 @@ export async function mariadbTestOrm(extra: Partial<Options> = {}): Promise<Mari
     clientUrl,
     entities: [...gatehouseEntities.list],
     pool: { min: 0, max: 10 },
+    // `datetime` has no time zone: dates are written and read in UTC, whatever the process's TZ.
+    forceUtcTimezone: true,
     // Connect in the probe below, so that an unreachable server skips (or, in CI, fails) clearly.
     connect: false,
     ...extra,
@@ -57,16 +59,31 @@ interface Orm {
   };
 }
 
+// MikroORM reads MariaDB's `datetime` as text ("2026-01-02 03:04:05.678"), in UTC here
+// (`forceUtcTimezone`); `new Date` would read that text in the process's time zone.
+const DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?$/;
+const utc = (row: Record<string, unknown>) =>
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [
+      k,
+      typeof v === "string" && DATETIME.test(v) ? new Date(`${v.replace(" ", "T")}Z`) : v,
+    ]),
+  );
+
 /**
- * The readers of {@link sqlReaders} on MariaDB: they quote identifiers as standard SQL does
+ * The readers of {@link sqlReaders} on MariaDB. They quote identifiers as standard SQL does
  * (`"id"`), which MariaDB reads as strings unless `ANSI_QUOTES` is on, so their double quotes
- * become backticks. Their queries hold no string literals, only identifiers and `?` parameters.
+ * become backticks (their queries hold no string literals, only identifiers and `?`
+ * parameters); and dates come back as the UTC they were written in.
  */
 export function mariadbReaders(orm: Orm): AdapterTestDb {
   const backticks: Orm = {
     em: {
       getConnection: () => ({
-        execute: (sql, params) => orm.em.getConnection().execute(sql.replaceAll('"', "`"), params),
+        execute: async (sql, params) => {
+          const rows = await orm.em.getConnection().execute(sql.replaceAll('"', "`"), params);
+          return (rows as Record<string, unknown>[]).map(utc);
+        },
       }),
     },
   };
