@@ -50,6 +50,8 @@ const parsers: [string, (app: Express) => void][] = [
       app.use(express.json());
     },
   ],
+  ["express.raw() for every type", (app) => app.use(express.raw({ type: "*/*" }))],
+  ["express.text() for every type", (app) => app.use(express.text({ type: "*/*" }))],
 ];
 
 describe.each(parsers)("with %s in front of the router", (_, before) => {
