@@ -32,7 +32,7 @@ import type { AuthEnv, HonoAuthConfig } from "./types.js";
  * const app = new Hono<AuthEnv>();
  * app.use(gatehouse(authConfig, { getConnInfo }));
  * app.get("/api/me", requireAuth(), (c) => c.json(c.get("user")));
- * serve(app);
+ * serve({ fetch: app.fetch, port: 3000 });
  * ```
  */
 export function gatehouse(

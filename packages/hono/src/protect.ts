@@ -49,12 +49,13 @@ function isPage(request: Request): boolean {
  * @example
  * ```ts
  * import { Hono } from "hono";
+ * import { html } from "hono/html";
  * import { type AuthEnv, requireAuth } from "@gatehousejs/hono";
  *
  * const app = new Hono<AuthEnv>();
  * app.get("/api/me", requireAuth(), (c) => c.json({ email: c.get("user").email }));
  * app.get("/account", requireAuth({ signedOut: "redirect" }), (c) =>
- *   c.html(`<h1>Hello ${c.get("user").name}</h1>`),
+ *   c.html(html`<h1>Hello ${c.get("user").name}</h1>`),
  * );
  * ```
  */

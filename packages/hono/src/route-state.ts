@@ -18,17 +18,16 @@ import type { HonoAuthConfig } from "./types.js";
  * @example
  * ```ts
  * import { Hono } from "hono";
+ * import { html } from "hono/html";
  * import { getCsrfToken, type HonoAuthConfig } from "@gatehousejs/hono";
  *
  * declare const authConfig: HonoAuthConfig;
  * const app = new Hono();
  * app.get("/bye", async (c) => {
  *   const csrfToken = await getCsrfToken(c, authConfig);
- *   return c.html(
- *     `<form method="post" action="/api/auth/signout">
- *        <input type="hidden" name="csrfToken" value="${csrfToken}"><button>Sign out</button>
- *      </form>`,
- *   );
+ *   return c.html(html`<form method="post" action="/api/auth/signout">
+ *     <input type="hidden" name="csrfToken" value="${csrfToken}"><button>Sign out</button>
+ *   </form>`);
  * });
  * ```
  */

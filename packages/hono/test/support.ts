@@ -16,6 +16,7 @@ import {
 import { serve } from "@hono/node-server";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { Hono } from "hono";
+import { html } from "hono/html";
 import { vi } from "vitest";
 
 export const SECRET = "hono-test-secret-0123456789-abcdef-0123";
@@ -56,10 +57,10 @@ export function testApp(
   app.get("/api/me", requireAuth(), (c) =>
     c.json({ name: c.get("user").name, expires: c.get("session").expires }),
   );
-  app.get("/account", requireAuth(), (c) => c.html(`<h1>Hello ${c.get("user").name}</h1>`));
+  app.get("/account", requireAuth(), (c) => c.html(html`<h1>Hello ${c.get("user").name}</h1>`));
   app.get("/bye", async (c) => {
     const csrfToken = await getCsrfToken(c, config);
-    return c.html(`<form method="post" action="/api/auth/signout">
+    return c.html(html`<form method="post" action="/api/auth/signout">
       <input type="hidden" name="csrfToken" value="${csrfToken}"></form>`);
   });
   return app;
