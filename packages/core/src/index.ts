@@ -19,6 +19,8 @@ export {
 } from "./lib/crypto/password.js";
 export { isDate } from "./lib/dates.js";
 export { setEnvDefaults } from "./lib/env.js";
+// The members the features add to the open lists (ErrorTypes, SecurityEventTypes, …).
+export type {} from "./lib/features/passkeys/types.js";
 export type {
   AccessToken,
   GetAccessTokenOptions,
@@ -34,7 +36,6 @@ export {
   MemoryRateLimitStore,
   type MemoryRateLimitStoreOptions,
 } from "./lib/features/rate-limit/memory.js";
-// The members the features add to the open lists (ErrorTypes, SecurityEventTypes, …).
 export type {} from "./lib/features/rate-limit/types.js";
 export {
   type ListSecurityEventsOptions,

@@ -5,6 +5,9 @@
 
 export type { AuthAction } from "./builtins.js";
 export type { ErrorType, ErrorTypes } from "./lib/errors.js";
+// What the built-in features add to the open lists (SecurityEventTypes, WarningCodes,
+// SignInPageErrors): these keep every member in the program of whoever imports this entry.
+export type {} from "./lib/features/passkeys/types.js";
 export type {
   BackoffRule,
   ClientRateLimit,
@@ -15,8 +18,6 @@ export type {
   RateLimitRule,
   RateLimitStore,
 } from "./lib/features/rate-limit/options.js";
-// What the built-in features add to the open lists (SecurityEventTypes, WarningCodes,
-// SignInPageErrors): these keep every member in the program of whoever imports this entry.
 export type {} from "./lib/features/rate-limit/types.js";
 export type {
   SecurityEvent,

@@ -37,6 +37,7 @@ const everyCapability = [
   "listSessions",
   "deleteSessions",
   "listAuthenticators",
+  "deleteAuthenticator",
   "countVerificationTokenTry",
 ];
 

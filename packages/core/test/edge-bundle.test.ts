@@ -54,12 +54,17 @@ async function bundle(source: string): Promise<{ inputs: string[]; external: str
 
 const simpleWebAuthn = (inputs: string[]) => inputs.filter((p) => p.includes("/@simplewebauthn/"));
 
+/** The code of listing and removing passkeys, which the WebAuthn providers carry. */
+const passkeyActions = (inputs: string[]) =>
+  inputs.filter((p) => p.endsWith("features/passkeys/actions.ts"));
+
 describe("a Workers bundle (esbuild, platform neutral, worker and browser conditions)", () => {
   test("a credentials + JWT app carries no @simplewebauthn code and needs no node: module", async () => {
     const { inputs, external } = await bundle(worker("", ""));
     // The check looks at core's sources, as the bundle does.
     expect(inputs.some((p) => p.endsWith("src/lib/auth.ts"))).toBe(true);
     expect(simpleWebAuthn(inputs)).toEqual([]);
+    expect(passkeyActions(inputs)).toEqual([]);
     expect(external).toEqual([]);
   }, 30_000);
 
@@ -70,6 +75,7 @@ describe("a Workers bundle (esbuild, platform neutral, worker and browser condit
     expect(simpleWebAuthn(inputs)).toContainEqual(
       expect.stringContaining("/@simplewebauthn/server/"),
     );
+    expect(passkeyActions(inputs)).toHaveLength(1);
     expect(external).toEqual([]);
   }, 30_000);
 });

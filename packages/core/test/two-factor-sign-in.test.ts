@@ -433,7 +433,9 @@ describe("a passkey instead of a code", () => {
     await w.usePasskey(newer.jar);
     expect(await w.signedInAs(newer.jar)).toBe(OWNER);
 
-    const late = await w.post(older.jar, "two-factor/challenge", { code: await w.code(w.secret, 1) });
+    const late = await w.post(older.jar, "two-factor/challenge", {
+      code: await w.code(w.secret, 1),
+    });
     expect(await late.json()).toMatchObject({ error: "TwoFactorChallengeExpired" });
     expect(await w.signedInAs(older.jar)).toBeNull();
   });
@@ -454,10 +456,12 @@ describe("a passkey instead of a code", () => {
     await send(w.config, theirs, "/auth/callback/passkey", {
       form: { action: "register", data: JSON.stringify(stranger.register(options, ORIGIN)) },
     });
-    const strangerId = (await getSession(
-      new Request(`${ORIGIN}/`, { headers: { cookie: theirs.header() } }),
-      w.config,
-    ))?.user?.email;
+    const strangerId = (
+      await getSession(
+        new Request(`${ORIGIN}/`, { headers: { cookie: theirs.header() } }),
+        w.config,
+      )
+    )?.user?.email;
     expect(strangerId).not.toBe(OWNER);
 
     const { jar } = await w.challenged();

@@ -20,6 +20,7 @@ const methodTypes = {
   passwordSet: true,
   passwordRemoved: true,
   twoFactorEnabled: true,
+  passkeyRemoved: true,
   twoFactorDisabled: true,
   backupCodeUsed: true,
   backupCodesRegenerated: true,

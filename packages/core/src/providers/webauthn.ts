@@ -6,6 +6,7 @@
  */
 
 import { withMethod } from "../lib/feature.js";
+import { supplyPasskeyActions } from "../lib/features/passkeys/carried.js";
 import { DEFAULT_WEBAUTHN_TIMEOUT } from "../lib/sign-in/webauthn/constants.js";
 import { webauthnDeclaration } from "../lib/sign-in/webauthn/declaration.js";
 import { supplySimpleWebAuthn } from "../lib/sign-in/webauthn/library.js";
@@ -20,6 +21,9 @@ export { DEFAULT_WEBAUTHN_TIMEOUT };
  * ceremony, not when this module loads.
  */
 const loadSimpleWebAuthn = () => import("@simplewebauthn/server");
+
+/** The code of listing and removing passkeys (GET /passkeys, POST /passkeys/remove). */
+const loadPasskeyActions = () => import("../lib/features/passkeys/actions.js");
 
 /** What {@link WebAuthn} takes: everything optional. */
 export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
@@ -41,6 +45,7 @@ export type WebAuthnOptions = Partial<Omit<WebAuthnConfig, "type">>;
  */
 export default function WebAuthn(options: WebAuthnOptions = {}): WebAuthnConfig {
   supplySimpleWebAuthn(loadSimpleWebAuthn);
+  supplyPasskeyActions(loadPasskeyActions);
   const provider: WebAuthnConfig = {
     id: "webauthn",
     name: "WebAuthn",

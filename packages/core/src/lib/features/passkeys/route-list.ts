@@ -1,5 +1,6 @@
 /** GET /passkeys: the signed-in user's passkeys, as JSON (./actions.ts). */
 import { defineRoute } from "../../routes/define.js";
+import { passkeyActions } from "./carried.js";
 
 export default defineRoute({
   name: "passkeys",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "none",
   jsonErrors: true,
-  load: async () => (await import("./actions.js")).listPasskeysAction,
+  load: async () => (await passkeyActions()).listPasskeysAction,
 });

@@ -1,5 +1,6 @@
 /** POST /passkeys/remove (`credentialID`, JSON or form, CSRF-checked): see ./actions.ts. */
 import { defineRoute } from "../../routes/define.js";
+import { passkeyActions } from "./carried.js";
 
 export default defineRoute({
   name: "passkeys/remove",
@@ -7,5 +8,5 @@ export default defineRoute({
   provider: "no",
   csrf: "post",
   jsonErrors: true,
-  load: async () => (await import("./actions.js")).removePasskeyAction,
+  load: async () => (await passkeyActions()).removePasskeyAction,
 });
