@@ -73,6 +73,16 @@ describe("the context's variables", () => {
     });
   });
 
+  test("are typed on an app without an environment, when the routes chain after gatehouse()", async () => {
+    const app = new Hono().use(gatehouse(credentialsConfig())).get("/who", (c) => {
+      expectTypeOf(c.get("user")).toEqualTypeOf<User | null>();
+      return c.text(c.get("user")?.name ?? "guest");
+    });
+    expect(await (await app.request("/who")).text()).toBe("guest");
+    const cookie = await sessionCookie();
+    expect(await (await app.request("/who", { headers: { cookie } })).text()).toBe("Alice");
+  });
+
   test("hold the session as GET /api/auth/session answers it, session callback included", async () => {
     const config = credentialsConfig({
       callbacks: { session: ({ session, token }) => ({ ...session, userId: token?.sub }) },
