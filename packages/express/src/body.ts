@@ -47,14 +47,19 @@ function streamOf(req: ExpressRequest, res: ExpressResponse): ReadableStream<Uin
           detach();
           controller.error(error);
         };
+        // A client gone mid-body: the reader must not wait for the rest forever.
+        const onClose = () =>
+          onError(new Error("The client closed the request before its body ended"));
         detach = () => {
           req.off("data", onData);
           req.off("end", onEnd);
           req.off("error", onError);
+          req.off("close", onClose);
         };
         req.on("data", onData);
         req.once("end", onEnd);
         req.once("error", onError);
+        req.once("close", onClose);
       },
       pull() {
         req.resume();

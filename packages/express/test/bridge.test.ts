@@ -92,6 +92,33 @@ describe("a client that goes away", () => {
     await expect.poll(() => aborted.mock.calls.length).toBe(1);
   });
 
+  test("mid-body ends the body's stream with an error, so nobody waits for the rest", async () => {
+    const outcome = vi.fn();
+    const app = express();
+    app.post("/upload", (req, res) => {
+      toWebRequest(req, res)
+        .text()
+        .then(
+          () => outcome("read"),
+          () => outcome("failed"),
+        );
+    });
+    served = await serve(app);
+    const req = httpRequest({
+      host: "127.0.0.1",
+      port: served.port,
+      path: "/upload",
+      method: "POST",
+      headers: { "content-type": "text/plain", "transfer-encoding": "chunked" },
+    });
+    req.on("error", () => {});
+    req.write("part of a body");
+    await new Promise((ok) => setTimeout(ok, 50));
+    expect(outcome).not.toHaveBeenCalled();
+    req.destroy();
+    await expect.poll(() => outcome.mock.calls).toEqual([["failed"]]);
+  });
+
   test("a finished response does not abort it", async () => {
     let signal: AbortSignal | undefined;
     const app = express();
