@@ -7,7 +7,11 @@
  * - `/`, the floor: no proxy (its matcher skips it), no auth(), rendered on every request;
  * - `/protected`, behind `proxy.ts` (`export { auth as proxy } from "./auth"`), whose Server
  *   Component reads `await auth()` again and prints the user;
- * - `/api/timing`, a route handler timing `await auth()` in the server with performance.now().
+ * - `/api/timing`, a route handler timing `await auth()` in the server.
+ *
+ * A third app, "Next.js alone" (apps/bare/), has the same pages with a pass-through proxy and an
+ * auth() that only reads cookies(): no library, for the ceiling of row 1 and Next's own share of
+ * a proxy bundle (info only).
  *
  * Three rows (issue 24):
  *
@@ -15,32 +19,40 @@
  *    generator in a process of its own: this file with `--load-generator`). Gatehouse's target is
  *    ≥ 0.8; next-auth's is printed beside it. Rounds alternate the apps and the pages, and each
  *    ratio is the median of the per-round ratios (protected and floor of one app, same round).
- * 2. `await auth()` median time in a route handler, one call a request, requests one after the
- *    other (nothing else runs in the server while it is timed). Target: next-auth's ÷ Gatehouse's
- *    ≥ 20.
+ *    Beside it, the same quotient from the server's CPU time a request (floor ÷ protected), which
+ *    load from outside the server moves less.
+ * 2. `await auth()` median time in a route handler, timed with performance.now() in the server,
+ *    one call a request, requests one after the other (nothing else runs in the server while it
+ *    is timed). Target: next-auth's ÷ Gatehouse's ≥ 20. Beside it (info): the server's CPU time
+ *    over the call, the same with a session never sent before on every call (no decryption to
+ *    remember), and Next's cookies() alone.
  * 3. The proxy's bundle: `.next/server/middleware.js` and every chunk of `.next/` its trace
  *    (`middleware.js.nft.json`) lists, JavaScript only, no source maps, no `node_modules` (Next's
  *    own runtime, the same for both, is loaded from there). Target: Gatehouse ≤ half of next-auth.
+ *    Beside it (info): the part loaded when the proxy starts, the bytes over Next.js alone's
+ *    bundle, and the bytes by package (read from the chunks' source maps).
  *
  * Each library's session cookie is the one it issues: the bench signs in through the app's own
  * Credentials flow (CSRF token, form POST) once, before anything is timed. Everything is checked
  * before it is timed: the floor answers 200; `/protected` without a cookie is redirected by the
  * proxy to the sign-in page, and with the cookie answers 200 with the user's name and email;
- * `/api/timing` saw the session. Every timed answer must have the status and body length its check
- * saw, and a server that writes anything to stderr after it is ready fails the run.
+ * `/api/timing` saw the session, and no session without the cookie. Every timed answer must have
+ * the status and body length its check saw, and a server that logs an error (anything on stderr
+ * but a `[…][warn]` line, or a line with "error" on stdout) fails the run.
  *
- * Builds go to `bench/nextjs/dist/<app>/` (gitignored, like every `dist/`, and skipped by Biome): the app's sources (apps/shared/, then
- * apps/<app>/ over them) are copied there and built, and the build is reused while a hash of the
- * sources, the Next.js and next-auth versions and Gatehouse's built `dist/` is unchanged
- * (NEXTJS_REBUILD=1 forces a build, NEXTJS_REBUILD=0 reuses any build there). Gatehouse's app needs `packages/nextjs/dist` and
- * `packages/core/dist` built (`npm run build` at the root); without them its rows say "skipped"
- * and next-auth's side still runs.
+ * Builds go to `bench/nextjs/dist/<app>/` (gitignored like every `dist/`, and skipped by Biome):
+ * the app's sources (apps/shared/, then apps/<app>/ over them) are copied there and built, and
+ * the build is reused while a hash of the sources, the Next.js, React and next-auth versions and
+ * Gatehouse's built `dist/` is unchanged (NEXTJS_REBUILD=1 forces a build, NEXTJS_REBUILD=0 reuses
+ * any build there). Gatehouse's app needs `packages/nextjs/dist` and `packages/core/dist` built
+ * (`npm run build` at the root); without them its rows say "skipped" and the rest still runs.
  *
- * `node bench/nextjs/run.mjs` (or `npm run bench:nextjs -w bench`): about 2 minutes, plus about
- * 30 s per app it has to build. Knobs: NEXTJS_ROUNDS (default 5), NEXTJS_RUN_MS (timed ms per page
- * per round, default 2000), NEXTJS_WARMUP_MS (per page before the rounds, default 3000),
- * NEXTJS_CONNECTIONS (default 8), NEXTJS_AUTH_CALLS (timed auth() calls per app, default 600, in
- * rounds), NEXTJS_APPS (`next-auth,gatehouse`: which to run), NEXTJS_REBUILD.
+ * `node bench/nextjs/run.mjs` (or `npm run bench:nextjs -w bench`): about 2 minutes, plus 30–60 s
+ * per app it has to build; not part of `npm run bench`. Knobs: NEXTJS_ROUNDS (default 12),
+ * NEXTJS_RUN_MS (timed ms per page per round, default 1000), NEXTJS_WARMUP_MS (per page before the
+ * rounds, default 3000), NEXTJS_CONNECTIONS (default 8), NEXTJS_AUTH_CALLS (timed auth() calls per
+ * app, default 600, in rounds), NEXTJS_APPS (ids to run, `bare,next-auth,gatehouse`),
+ * NEXTJS_REBUILD.
  */
 import { fork, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -67,12 +79,27 @@ const root = join(here, "..", "..");
 const nextBin = join(root, "node_modules", "next", "dist", "bin", "next");
 const HOST = "127.0.0.1";
 const SALT = "authjs.session-token";
-const USER = { name: "Ada Lovelace", email: "ada@example.com", password: "correct horse" };
+const USER = {
+  id: "3f1c2d4e-0000-4000-8000-000000000001",
+  name: "Ada Lovelace",
+  email: "ada@example.com",
+  password: "correct horse",
+};
+/** The apps' secret (apps/shared/config.ts), to mint the sessions of the fresh-session timing. */
+const SECRET = "nextjs-bench-secret-0123456789abcdef0123456789abcdef";
 
 /** Targets of issue 24. */
 export const TARGETS = { pageRatio: 0.8, authSpeedup: 20, bundleRatio: 0.5 };
 
 const APPS = [
+  {
+    id: "bare",
+    name: "Next.js alone",
+    label: "no library (pass-through proxy)",
+    bare: true,
+    inputs: () => [],
+    missing: () => undefined,
+  },
   {
     id: "next-auth",
     name: "next-auth",
@@ -491,14 +518,18 @@ async function checkApp(app, server, cookie) {
   check(floor.body.includes("Public page"), `${app.name}: GET / is not the public page`);
 
   const out = await get(server.port, "/protected");
-  check(
-    out.status >= 300 && out.status < 400,
-    `${app.name}: GET /protected without a cookie answered ${out.status}, expected a redirect`,
-  );
-  check(
-    /\/api\/auth\/signin/.test(out.headers.location ?? ""),
-    `${app.name}: GET /protected without a cookie is not sent to the sign-in page`,
-  );
+  if (app.bare) {
+    check(out.status === 200, `${app.name}: GET /protected answered ${out.status}, expected 200`);
+  } else {
+    check(
+      out.status >= 300 && out.status < 400,
+      `${app.name}: GET /protected without a cookie answered ${out.status}, expected a redirect`,
+    );
+    check(
+      /\/api\/auth\/signin/.test(out.headers.location ?? ""),
+      `${app.name}: GET /protected without a cookie is not sent to the sign-in page`,
+    );
+  }
 
   const lengths = new Set();
   let reissued = false;
@@ -522,8 +553,10 @@ async function checkApp(app, server, cookie) {
   const { ms, email } = JSON.parse(timing.body);
   check(email === USER.email, `${app.name}: auth() in the route handler saw no session`);
   check(ms.length === 3 && ms.every((t) => t >= 0), `${app.name}: /api/timing answered no times`);
-  const anonymous = JSON.parse((await get(server.port, "/api/timing")).body);
-  check(anonymous.email === null, `${app.name}: auth() without a cookie saw a session`);
+  if (!app.bare) {
+    const anonymous = JSON.parse((await get(server.port, "/api/timing")).body);
+    check(anonymous.email === null, `${app.name}: auth() without a cookie saw a session`);
+  }
 
   server.assertClean("while checked");
   return {
@@ -650,16 +683,24 @@ async function timedRun(generator, page, ms, connections) {
 
 /**
  * `calls` requests to `/api/timing` (one `await auth()` each), one after the other over one
- * keep-alive socket; resolves to the times the server measured, in ms.
+ * keep-alive socket; resolves to what the server measured of each: `{ ms, cpuUs }`.
  */
-async function authTimes(server, cookie, calls) {
+async function authTimes(server, cookies, calls, what = "auth") {
+  const path = what === "auth" ? "/api/timing" : `/api/timing?what=${what}`;
+  const expected = what === "auth" ? USER.email : "cookie";
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times = [];
   try {
     for (let i = 0; i < calls; i++) {
       const answer = await new Promise((resolve, reject) => {
         const req = httpRequest(
-          { agent, host: HOST, port: server.port, path: "/api/timing", headers: { cookie } },
+          {
+            agent,
+            host: HOST,
+            port: server.port,
+            path,
+            headers: { cookie: typeof cookies === "string" ? cookies : cookies[i] },
+          },
           (res) => {
             let text = "";
             res.setEncoding("utf8");
@@ -674,9 +715,9 @@ async function authTimes(server, cookie, calls) {
         req.end();
       });
       check(answer.status === 200, `/api/timing answered ${answer.status} while timed`);
-      const { ms, email } = JSON.parse(answer.body);
-      check(email === USER.email, "auth() saw no session while timed");
-      times.push(ms[0]);
+      const { ms, cpuUs, email } = JSON.parse(answer.body);
+      check(email === expected, `${what}: saw no session while timed`);
+      times.push({ ms: ms[0], cpuUs: cpuUs[0] });
     }
   } finally {
     agent.destroy();
@@ -693,8 +734,8 @@ const spread = (values) => {
 };
 
 export async function nextjsBench({
-  rounds = 5,
-  runMs = 2000,
+  rounds = 12,
+  runMs = 1000,
   warmupMs = 3000,
   connections = 8,
   authCalls = 600,
@@ -714,12 +755,27 @@ export async function nextjsBench({
   }
   for (const app of apps) app.bundle = proxyBundle(app.dir);
 
+  // Sessions minted with @auth/core's encode, the apps' secret and salt: both libraries read them
+  // (checked below), and the fresh-session timing sends each once.
+  const { encode } = await import("@auth/core/jwt");
+  check(
+    readFileSync(join(here, "apps", "shared", "config.ts"), "utf8").includes(SECRET),
+    "the bench's SECRET is not the one in apps/shared/config.ts",
+  );
+  const mint = async (tag) =>
+    `${SALT}=${await encode({
+      secret: SECRET,
+      salt: SALT,
+      token: { name: USER.name, email: USER.email, sub: `${USER.id}-${tag}` },
+    })}`;
+
   const load = [loadavg()[0]];
   const generator = await startGenerator();
   try {
     for (const app of apps) {
       app.server = await start(app, app.dir);
-      app.cookie = await signIn(app, app.server);
+      // The app without a library gets a session cookie too, so its requests are the same size.
+      app.cookie = app.bare ? await mint("bare") : await signIn(app, app.server);
       app.lengths = await checkApp(app, app.server, app.cookie);
       app.pages = {
         floor: { app, server: app.server, path: "/", headers: {}, length: app.lengths.floor },
@@ -734,8 +790,9 @@ export async function nextjsBench({
     }
     // The shared wire format: each app reads the other's session cookie (same secret, same salt).
     const crossRead = {};
-    if (apps.length === 2) {
-      for (const [reader, minter] of [apps, [...apps].reverse()]) {
+    const libs = apps.filter((a) => !a.bare);
+    if (libs.length === 2) {
+      for (const [reader, minter] of [libs, [...libs].reverse()]) {
         const answer = await get(reader.server.port, "/api/timing", {
           headers: { cookie: minter.cookie },
         });
@@ -756,7 +813,7 @@ export async function nextjsBench({
     // Warm-up: every page and the timing route of both apps.
     const pages = apps.flatMap((a) => [a.pages.floor, a.pages.protected]);
     for (const page of pages) await timedRun(generator, page, warmupMs, connections);
-    for (const app of apps) await authTimes(app.server, app.cookie, Math.ceil(authCalls / 3));
+    for (const app of libs) await authTimes(app.server, app.cookie, Math.ceil(authCalls / 3));
 
     for (const page of pages) page.runs = [];
     for (let r = 0; r < rounds; r++) {
@@ -766,13 +823,35 @@ export async function nextjsBench({
     }
 
     // auth() alone: in rounds, the order alternating, one app at a time.
-    for (const app of apps) app.authTimes = [];
+    for (const app of libs) {
+      app.authTimes = [];
+      app.cookieTimes = [];
+    }
     const authRounds = 6;
+    const perRound = Math.ceil(authCalls / authRounds);
+    // Sessions never sent before, one per call: a library that remembers what it decrypted (as
+    // Gatehouse does) decrypts every one of these.
+    for (const app of libs) {
+      app.fresh = [];
+      app.freshTimes = [];
+      for (let i = 0; i < perRound * authRounds; i++) app.fresh.push(await mint(`${app.id}-${i}`));
+    }
     for (let r = 0; r < authRounds; r++) {
-      const order = r % 2 === 0 ? apps : [...apps].reverse();
+      const order = r % 2 === 0 ? libs : [...libs].reverse();
       for (const app of order) {
         app.authTimes.push(
           ...(await authTimes(app.server, app.cookie, Math.ceil(authCalls / authRounds))),
+        );
+        app.cookieTimes.push(
+          ...(await authTimes(
+            app.server,
+            app.cookie,
+            Math.ceil(authCalls / authRounds),
+            "cookies",
+          )),
+        );
+        app.freshTimes.push(
+          ...(await authTimes(app.server, app.fresh.splice(0, perRound), perRound)),
         );
         app.server.assertClean("while auth() was timed");
       }
@@ -783,6 +862,9 @@ export async function nextjsBench({
     for (const app of apps) {
       const { floor, protected: prot } = app.pages;
       const ratios = prot.runs.map((run, i) => run.rate / floor.runs[i].rate);
+      // The same quotient from the server's CPU time a request, which load from outside the
+      // server moves less than its requests a second.
+      const cpuRatios = prot.runs.map((run, i) => floor.runs[i].cpuUs / run.cpuUs);
       const summary = (page) => ({
         rate: median(page.runs.map((run) => run.rate)),
         spread: spread(page.runs.map((run) => run.rate)),
@@ -795,9 +877,19 @@ export async function nextjsBench({
         protected: summary(prot),
         ratio: median(ratios),
         ratios,
-        authMs: median(app.authTimes),
-        authP90: app.authTimes.sort((a, b) => a - b)[Math.floor(app.authTimes.length * 0.9)],
-        authCalls: app.authTimes.length,
+        cpuRatio: cpuRatios.some((x) => Number.isNaN(x)) ? undefined : median(cpuRatios),
+        bare: Boolean(app.bare),
+        ...(app.bare
+          ? {}
+          : {
+              authMs: median(app.authTimes.map((t) => t.ms)),
+              authCpuUs: median(app.authTimes.map((t) => t.cpuUs)),
+              authCalls: app.authTimes.length,
+              cookiesMs: median(app.cookieTimes.map((t) => t.ms)),
+              cookiesCpuUs: median(app.cookieTimes.map((t) => t.cpuUs)),
+              freshMs: median(app.freshTimes.map((t) => t.ms)),
+              freshCpuUs: median(app.freshTimes.map((t) => t.cpuUs)),
+            }),
         bundle: app.bundle,
         reissued: app.lengths.reissued,
         readsOther: crossRead[app.id],
@@ -818,6 +910,7 @@ export async function nextjsBench({
 
 /** The three rows' verdicts and figures, for the table and the BENCH line. */
 export function verdicts({ results }) {
+  const cpu = (r) => (r.cpuRatio === undefined ? "—" : `${r.cpuRatio.toFixed(2)}×`);
   const g = results.gatehouse;
   const a = results["next-auth"];
   const rows = [];
@@ -826,7 +919,9 @@ export function verdicts({ results }) {
     label: "protected page ÷ floor page, req/s (Gatehouse)",
     target: `≥ ${TARGETS.pageRatio}`,
     value: g ? g.ratio : undefined,
-    shown: g ? `${g.ratio.toFixed(2)}× (next-auth ${a ? `${a.ratio.toFixed(2)}×` : "—"})` : "—",
+    shown: g
+      ? `${g.ratio.toFixed(2)}× (CPU ${cpu(g)}; next-auth ${a ? `${a.ratio.toFixed(2)}×, CPU ${cpu(a)}` : "—"})`
+      : "—",
     verdict: g ? (g.ratio >= TARGETS.pageRatio ? "PASS" : "MISS") : "skipped",
     summary: g
       ? `${g.ratio.toFixed(2)}x/${TARGETS.pageRatio}x:${g.ratio >= TARGETS.pageRatio ? "PASS" : "MISS"}(${Math.round(g.protected.rate)}/${Math.round(g.floor.rate)})`
@@ -876,13 +971,15 @@ function table(header, rows, right) {
 export function nextjsReport(measured) {
   const { results, skipped, settings, load } = measured;
   const lines = [];
+  const libs = Object.values(results).filter((r) => !r.bare);
   const perApp = Object.values(results).map((r) => [
     r.label,
     `${fmt(r.floor.rate)} ±${Math.round(r.floor.spread * 100)}%`,
     `${fmt(r.protected.rate)} ±${Math.round(r.protected.spread * 100)}%`,
     `${r.ratio.toFixed(2)}×`,
-    r.floor.cpuUs === undefined ? "—" : `${fmt(r.floor.cpuUs)} / ${fmt(r.protected.cpuUs)}`,
-    `${(r.authMs * 1000).toFixed(0)} µs (p90 ${(r.authP90 * 1000).toFixed(0)})`,
+    r.cpuRatio === undefined
+      ? "—"
+      : `${fmt(r.floor.cpuUs)} / ${fmt(r.protected.cpuUs)} (${r.cpuRatio.toFixed(2)}×)`,
     kb(r.bundle.bytes),
   ]);
   lines.push(
@@ -892,12 +989,11 @@ export function nextjsReport(measured) {
         "floor req/s",
         "protected req/s",
         "protected ÷ floor",
-        "server CPU µs/req floor / protected",
-        "auth() median",
+        "server CPU µs/req, floor / protected (÷)",
         "proxy bundle",
       ],
       perApp,
-      [false, true, true, true, true, true, true],
+      [false, true, true, true, true, true],
     ),
   );
   for (const [id, why] of Object.entries(skipped)) lines.push(`${id}: skipped (${why})`);
@@ -906,12 +1002,62 @@ export function nextjsReport(measured) {
       `connections; req/s the median round, ± half the range; protected ÷ floor the median of the ` +
       `per-round ratios (${Object.values(results)
         .map((r) => `${r.name} ${r.ratios.map((x) => x.toFixed(2)).join(", ")}`)
-        .join("; ")}); load average ${load.min.toFixed(1)}–${load.max.toFixed(1)}.`,
+        .join("; ")}); load average ${load.min.toFixed(1)}–${load.max.toFixed(1)}. Server CPU: ` +
+      "the server process's CPU time (all threads) over the requests of the median round; (÷) " +
+      "is floor CPU ÷ protected CPU, the median over the rounds: the same quotient as the req/s " +
+      "one when the server is CPU-bound, and less moved by load from outside it.",
+  );
+  const us = (ms) => `${(ms * 1000).toFixed(0)} µs`;
+  const cpuCell = (n) => `${n.toFixed(0)} µs`;
+  const authRows = libs.map((r) => [
+    r.label,
+    us(r.authMs),
+    cpuCell(r.authCpuUs),
+    us(r.freshMs),
+    cpuCell(r.freshCpuUs),
+    `${us(r.cookiesMs)} / ${cpuCell(r.cookiesCpuUs)}`,
+  ]);
+  const [ah, gh] = [results["next-auth"], results.gatehouse];
+  if (ah && gh) {
+    authRows.push([
+      "next-auth ÷ Gatehouse",
+      `${(ah.authMs / gh.authMs).toFixed(1)}×`,
+      `${(ah.authCpuUs / gh.authCpuUs).toFixed(1)}×`,
+      `${(ah.freshMs / gh.freshMs).toFixed(1)}×`,
+      `${(ah.freshCpuUs / gh.freshCpuUs).toFixed(1)}×`,
+      "",
+    ]);
+  }
+  lines.push("");
+  lines.push(
+    table(
+      [
+        "await auth() in a route handler",
+        "median",
+        "CPU",
+        "fresh sessions: median",
+        "CPU",
+        "cookies() alone: median / CPU",
+      ],
+      authRows,
+      [false, true, true, true, true, true],
+    ),
   );
   lines.push(
-    `auth(): median of ${Object.values(results)[0]?.authCalls ?? 0} calls per app, one per ` +
-      "request, timed in the server with performance.now().",
+    `Medians of ${libs[0]?.authCalls ?? 0} calls per app, one a request, requests one after ` +
+      "another, timed in the server with performance.now(); CPU: the server process's CPU time " +
+      "over the call (all threads). Fresh sessions: a session never sent before on every call " +
+      "(minted with @auth/core's encode, the apps' secret), so nothing decrypted earlier can be " +
+      "remembered. cookies() alone: reading the cookie with Next's cookies(), timed the same way, " +
+      "the floor under any auth().",
   );
+  if (results.bare) {
+    lines.push(
+      "Next.js alone: the same pages with a pass-through proxy and an auth() that reads cookies() " +
+        "and answers a fixed user, no library: the ceiling of protected ÷ floor for any library, " +
+        "and Next.js's own part of a proxy bundle.",
+    );
+  }
   for (const r of Object.values(results)) {
     const notes = [];
     if (r.reissued) notes.push("re-issues the session cookie on /protected");
@@ -939,6 +1085,17 @@ export function nextjsReport(measured) {
         `Turbopack runtime (the same in both): ${libraryBytes(b)} bytes. By package:`,
     );
     for (const [who, n] of b.byPackage) lines.push(`  ${String(n).padStart(9)}  ${who}`);
+  }
+  const { bare, gatehouse, "next-auth": nextAuth } = results;
+  if (bare && gatehouse && nextAuth) {
+    const over = (r) => r.bundle.bytes - bare.bundle.bytes;
+    const eager = (r) => r.bundle.eager - bare.bundle.eager;
+    lines.push(
+      `Proxy bundle over Next.js alone's (${bare.bundle.bytes} bytes), Gatehouse ÷ next-auth: ` +
+        `${(over(gatehouse) / over(nextAuth)).toFixed(2)}× (${over(gatehouse)} / ${over(nextAuth)} bytes); ` +
+        `loaded when the proxy starts: ${(eager(gatehouse) / eager(nextAuth)).toFixed(2)}× ` +
+        `(${eager(gatehouse)} / ${eager(nextAuth)}) (info)`,
+    );
   }
   const library = libraryRatio(measured);
   if (library !== undefined) {
@@ -975,16 +1132,34 @@ export function nextjsSummary(measured) {
       `nextjs-proxy-library=${library.toFixed(2)}x:info(${libraryBytes(gatehouse.bundle)}/${libraryBytes(a.bundle)})`,
     );
   }
-  for (const r of Object.values(measured.results)) {
-    entries.push(`nextjs-page-ratio-${r.name}=${r.ratio.toFixed(2)}x:info`);
+  const { gatehouse: gh, "next-auth": na, bare } = measured.results;
+  if (gh && na) {
+    entries.push(
+      `nextjs-auth-cpu=${(na.authCpuUs / gh.authCpuUs).toFixed(1)}x:info(${gh.authCpuUs.toFixed(0)}us/${na.authCpuUs.toFixed(0)}us)`,
+    );
+    entries.push(
+      `nextjs-auth-fresh=${(na.freshMs / gh.freshMs).toFixed(1)}x:info(${(gh.freshMs * 1000).toFixed(0)}us/${(na.freshMs * 1000).toFixed(0)}us)`,
+    );
+  }
+  if (gh && na && bare) {
+    const over = (r) => r.bundle.bytes - bare.bundle.bytes;
+    entries.push(
+      `nextjs-proxy-over-next=${(over(gh) / over(na)).toFixed(2)}x:info(${over(gh)}/${over(na)})`,
+    );
+  }
+  for (const [id, r] of Object.entries(measured.results)) {
+    entries.push(`nextjs-page-ratio-${id}=${r.ratio.toFixed(2)}x:info`);
+    if (r.cpuRatio !== undefined) {
+      entries.push(`nextjs-page-cpu-ratio-${id}=${r.cpuRatio.toFixed(2)}x:info`);
+    }
   }
   return { passed, total: rows.length, entries };
 }
 
 export function nextjsOptions(env = process.env) {
   return {
-    rounds: Number(env.NEXTJS_ROUNDS ?? 5),
-    runMs: Number(env.NEXTJS_RUN_MS ?? 2000),
+    rounds: Number(env.NEXTJS_ROUNDS ?? 12),
+    runMs: Number(env.NEXTJS_RUN_MS ?? 1000),
     warmupMs: Number(env.NEXTJS_WARMUP_MS ?? 3000),
     connections: Number(env.NEXTJS_CONNECTIONS ?? 8),
     authCalls: Number(env.NEXTJS_AUTH_CALLS ?? 600),
