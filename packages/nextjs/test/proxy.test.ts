@@ -22,9 +22,10 @@ vi.mock("next/headers", async () => (await import("./next-mock.js")).nextHeaders
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function visit(path: string, cookie?: string): NextRequest {
-  return new NextRequest(`${ORIGIN}${path}`, {
-    headers: cookie ? { cookie: `${SESSION_COOKIE}=${cookie}` } : {},
-  });
+  // As Next.js builds it: the URL from the server's own address, the browser's Host header.
+  const headers = new Headers({ host: new URL(ORIGIN).host });
+  if (cookie) headers.set("cookie", `${SESSION_COOKIE}=${cookie}`);
+  return new NextRequest(`http://127.0.0.1:4321${path}`, { headers });
 }
 
 /** Whether the proxy let the request through to its page (`NextResponse.next()`). */

@@ -23,6 +23,7 @@ import {
 import { configReader, type GatehouseConfigInput } from "./config.js";
 import { type AuthHandler, guard, type RequestWithAuth } from "./guard.js";
 import { actionRequest, setCookieHeaders } from "./next-request.js";
+import { atPublicOrigin } from "./origin.js";
 
 /** A handler of the auth route, for `app/api/auth/[...gatehouse]/route.ts`. */
 export type RouteHandler = (request: Request) => Promise<Response>;
@@ -111,10 +112,12 @@ export function Gatehouse(config: GatehouseConfigInput): GatehouseResult {
 
   const route: RouteHandler = async (request) => {
     const { integration } = await read(request);
-    const answer = await routeOf(integration)({ request });
+    const { core } = resolveIntegrationConfig(integration);
+    const seen = await atPublicOrigin(request, core);
+    const answer = await routeOf(integration)({ request: seen });
     if (answer) return answer;
     // Outside the prefix: core answers 400 and names the basePath it expected.
-    return Auth(request, resolveIntegrationConfig(integration).core);
+    return Auth(seen, core);
   };
 
   async function session(): Promise<Session | null> {

@@ -15,6 +15,7 @@ import {
 } from "@gatehousejs/core/integration";
 import type { Session } from "@gatehousejs/core/types";
 import type { NextConfig, ProtectOptions } from "./config.js";
+import { publicOrigin } from "./origin.js";
 
 /** A request as the proxy sees it, with the session `auth(handler)` puts on it. */
 export type RequestWithAuth<R extends Request = Request> = R & {
@@ -62,11 +63,7 @@ async function protectedAnswer(
   integration: IntegrationConfig,
   protect: ProtectOptions,
 ): Promise<Response | undefined> {
-  const guard = protection(integration, protect);
-  const { core } = resolveIntegrationConfig(integration);
-  const asked = new URL(request.url);
-  const probe = new URL(`${asked.pathname}${asked.search}`, core.url ?? asked.origin);
-  return guard({ request: new Request(probe) });
+  return protection(integration, protect)({ request: new Request(request.url) });
 }
 
 /**
@@ -136,9 +133,11 @@ export async function guard<R extends Request, Rest extends unknown[]>(
 ): Promise<Response> {
   const { integration, authorized, protect } = config;
   const { prefix, core } = resolveIntegrationConfig(integration);
-  // The public origin: the configured one (`url`, `AUTH_URL`), else the request's.
-  const base = core.url ? String(core.url) : request.url;
-  const path = new URL(request.url).pathname;
+  const base = publicOrigin(request, core);
+  const asked = new URL(request.url);
+  const path = asked.pathname;
+  // The request as the browser made it, for core's session check (host rules, cookie names).
+  const seen = new Request(new URL(`${path}${asked.search}`, base), { headers: request.headers });
   const internal = underPrefix(path, prefix) || path === "/_next" || path.startsWith("/_next/");
   if (internal && !handler) return passOn();
 
@@ -146,7 +145,7 @@ export async function guard<R extends Request, Rest extends unknown[]>(
   let renewed: string[] = [];
   let broken = false;
   try {
-    session = await readSession(request, integration, (cookies) => {
+    session = await readSession(seen, integration, (cookies) => {
       renewed = cookies;
     });
   } catch {
@@ -159,14 +158,14 @@ export async function guard<R extends Request, Rest extends unknown[]>(
   // goes to the error page (which path is protected cannot even be told without the config).
   if (broken && !internal && (authorized || protect)) return configurationError(base, prefix);
   if (!session?.user && protect && !internal) {
-    const denied = await protectedAnswer(request, integration, protect);
+    const denied = await protectedAnswer(seen, integration, protect);
     if (denied) return withCookies(absolute(denied, base), cookies);
   }
   if (authorized && !internal) {
     const verdict = await authorized({ request, auth: session });
     if (verdict instanceof Response) return withCookies(verdict, cookies);
     if (verdict === false && path !== signInPagePath(integration)) {
-      return withCookies(absolute(signInRedirect(request, integration), base), cookies);
+      return withCookies(absolute(signInRedirect(seen, integration), base), cookies);
     }
   }
   let response: Response | undefined | void;

@@ -7,13 +7,7 @@ import type { IntegrationConfig } from "@gatehousejs/core/integration";
 import { resolveIntegrationConfig } from "@gatehousejs/core/integration";
 import type { AuthAction, Cookie } from "@gatehousejs/core/types";
 import { cookies, headers } from "next/headers";
-
-type Env = Record<string, string | undefined>;
-
-function processEnv(): Env {
-  const env = (globalThis as { process?: { env?: Env } }).process?.env;
-  return env && typeof env === "object" ? env : {};
-}
+import { processEnv } from "./origin.js";
 
 /**
  * A `Request` for an action of the auth route (`session`, `signin`, …) carrying the headers of
