@@ -132,6 +132,30 @@ describe("the fixture app (next start)", { timeout: 60_000 }, () => {
     expect(after).not.toBe(before);
   });
 
+  it("reads a session cookie minted by next-auth v5's own route handlers, and next-auth reads Gatehouse's", async () => {
+    const jar = new Jar();
+    const csrf = await get(app, jar, "/api/next-auth/csrf");
+    const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+    const response = await fetch(`${app.origin}/api/next-auth/callback/credentials`, {
+      method: "POST",
+      redirect: "manual",
+      headers: {
+        cookie: jar.header(),
+        "content-type": "application/x-www-form-urlencoded",
+      },
+      body: new URLSearchParams({ csrfToken, username: "alice", password: "wonderland" }),
+    });
+    jar.take(response);
+    expect(jar.cookies.get(SESSION_COOKIE)).toBeDefined();
+    expect(await text(await get(app, jar, "/"))).toContain("Signed in as alice@example.com");
+    expect((await get(app, jar, "/dashboard")).status).toBe(200);
+
+    const ours = new Jar();
+    await signIn(ours);
+    const session = await get(app, ours, "/api/next-auth/session");
+    expect(await session.json()).toMatchObject({ user: { email: "alice@example.com" } });
+  });
+
   it("signs out through a Server Action: the cookie is cleared and the pages are signed out", async () => {
     const jar = new Jar();
     await signIn(jar);
