@@ -93,9 +93,13 @@ export function disconnectSignal(res: ExpressResponse): AbortSignal {
  * The web `Request` of an Express request, for `Auth()`. A `GET` or `HEAD` has no body; any other
  * method carries the body the client sent, streamed as it arrives (core stops reading past its
  * size limit and answers `413`), or, when a body parser already read it, rebuilt from `req.body`.
+ * `url` is the request's {@link urlOf}, when the caller has it already.
  */
-export function toWebRequest(req: ExpressRequest, res: ExpressResponse): Request {
-  const url = urlOf(req);
+export function toWebRequest(
+  req: ExpressRequest,
+  res: ExpressResponse,
+  url: URL = urlOf(req),
+): Request {
   const headers = headersOf(req);
   const method = req.method.toUpperCase();
   const body = method === "GET" || method === "HEAD" ? null : bodyOf(req, res, headers);

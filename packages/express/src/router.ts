@@ -91,7 +91,7 @@ async function answer(
     next();
     return;
   }
-  const request = toWebRequest(req, res);
+  const request = toWebRequest(req, res, url);
   const response = await route({ request, clientAddress: req.ip });
   if (!response) {
     next();

@@ -27,6 +27,14 @@ function buildApp(config: GatehouseConfig, before?: (app: Express) => void): Exp
   app.get("/welcome-only", requireAuth({ redirectTo: "/welcome" }), (_req, res) => {
     res.send("secret");
   });
+  app.get("/both", requireAuth(), async (req, res) => {
+    const session = await getSession(req, res);
+    res.json({ same: session === res.locals.session });
+  });
+  app.get("/quiet", async (req, res) => {
+    const session = await getSession(req);
+    res.json({ user: session?.user ?? null });
+  });
   app.get("/", async (req, res) => {
     const session = await getSession(req, res);
     res.json({ user: session?.user ?? null });
@@ -41,7 +49,8 @@ function buildApp(config: GatehouseConfig, before?: (app: Express) => void): Exp
 describe("an Express 5 app with gatehouse()", () => {
   let served: Served;
   beforeAll(async () => {
-    served = await serve(buildApp(credentialsConfig()));
+    // Every session read renews the cookie (`updateAge: 0`), so the forwarding shows.
+    served = await serve(buildApp(credentialsConfig({ session: { updateAge: 0 } })));
   });
   afterAll(() => served.close());
 
@@ -54,6 +63,24 @@ describe("an Express 5 app with gatehouse()", () => {
     expect((await client.session())?.user).toMatchObject({ name: alice.name, email: alice.email });
     const home = await client.fetch("/");
     expect(((await home.json()) as { user: unknown }).user).toMatchObject({ email: alice.email });
+  });
+
+  test("getSession(req, res) puts the renewed session cookie on the page's response, once", async () => {
+    const client = browser(served.origin);
+    await client.signIn();
+    const renewed = (response: Response) =>
+      response.headers.getSetCookie().filter((c) => c.startsWith(`${SESSION_COOKIE}=`));
+    const home = await client.fetch("/");
+    expect(renewed(home)).toHaveLength(1);
+    expect(renewed(home)[0]).toMatch(/HttpOnly/i);
+    // requireAuth() and the route read the session once, and the cookie goes out once.
+    const both = await client.fetch("/both");
+    expect(await both.json()).toEqual({ same: true });
+    expect(renewed(both)).toHaveLength(1);
+    // Without `res`, the response is left alone.
+    const quiet = await client.fetch("/quiet");
+    expect(((await quiet.json()) as { user: unknown }).user).toMatchObject({ email: alice.email });
+    expect(renewed(quiet)).toHaveLength(0);
   });
 
   test("a wrong password signs nobody in", async () => {
