@@ -19,6 +19,7 @@ import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import {
   type Account,
   type Authenticator,
+  EmailKey,
   gatehouseEntities,
   type Session,
   type User,
@@ -71,7 +72,10 @@ export interface MikroOrmAdapterOptions<
 export interface MikroOrmAdapterMethods
   extends Omit<CompleteAdapter, "createVerificationToken">,
     MikroOrmVerificationTokenMethods {
-  /** `""` (no email) is never found. */
+  /**
+   * `""` (no email) is never found. On MySQL and MariaDB it reads the unique `email_key` column,
+   * which compares byte by byte (`email`'s collation ignores trailing spaces).
+   */
   getUserByEmail(email: string): Promise<AdapterUser | null>;
   /** One query, joining the accounts. */
   getUserByAccount(key: AccountKey): Promise<AdapterUser | null>;
@@ -242,7 +246,12 @@ export function MikroOrmAdapter<
     getUserByEmail: (email) =>
       run("getUserByEmail", async (em) => {
         if (!email) return null;
-        return users(em).maybe(await em.findOne(UserEntity, { email }));
+        const key = em.getMetadata(UserEntity).properties.emailKey;
+        const where =
+          key?.customType instanceof EmailKey && key.persist !== false
+            ? { emailKey: email }
+            : { email };
+        return users(em).maybe(await em.findOne(UserEntity, where));
       }),
     getUserByAccount: ({ provider, providerAccountId }) =>
       run("getUserByAccount", async (em) => {

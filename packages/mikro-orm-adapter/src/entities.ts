@@ -32,7 +32,14 @@ const userIdOf = (owned: { user?: User }) => owned.user?.id as string;
  * `emailVerified` is `null` until the user signs in through an email provider.
  */
 export class User {
-  declare [OptionalProps]?: "email" | "emailVerified" | "name" | "image" | "accounts" | "sessions";
+  declare [OptionalProps]?:
+    | "email"
+    | "emailVerified"
+    | "name"
+    | "image"
+    | "accounts"
+    | "sessions"
+    | "emailKey";
   declare id: string;
   declare name?: string | null;
   declare email: string;
@@ -40,6 +47,12 @@ export class User {
   declare image?: string | null;
   declare accounts: Collection<Account>;
   declare sessions: Collection<Session>;
+  /**
+   * MySQL and MariaDB only: the `email_key` column the database computes from `email` (the
+   * address, or `null` for `""`), whose unique index makes real addresses unique there. Never
+   * written, never in the adapter's rows; on other databases there is no such column.
+   */
+  declare readonly emailKey?: string | null;
 }
 
 /** A link between a user and a provider account, with the provider's token set. */
@@ -273,6 +286,32 @@ class MillisecondDateTime extends DateTimeType {
   }
 }
 
+/**
+ * `users.email_key` on MySQL and MariaDB: a stored generated column, `nullif(email, '')`, with
+ * a unique index (`users_email_unique`). It holds the address of the rows the partial index of
+ * the other databases covers and `NULL` for the others, and `NULL`s never collide, so a second
+ * user with the same real address is refused as on PostgreSQL. It is `varbinary`, compared byte
+ * by byte: `utf8mb4_bin` ignores trailing spaces, PostgreSQL's unique index does not.
+ *
+ * On other databases the property is not persisted (MikroORM tells the type its platform when it
+ * discovers the entity): no column, no index, and their tables are as before.
+ */
+export class EmailKey extends StringType {
+  override getColumnType(prop: EntityProperty, platform: Platform): string {
+    if (!isMySqlFamily(platform)) {
+      prop.persist = false;
+      return super.getColumnType(prop, platform);
+    }
+    // 320 characters of up to 4 bytes; MikroORM reads the generated part off the column type.
+    return `varbinary(1280) generated always as (${EMAIL_KEY_EXPRESSION}) stored`;
+  }
+  override convertToJSValue(value: unknown, platform: Platform): string | null | undefined {
+    if (value instanceof Uint8Array) return Buffer.from(value).toString("utf8");
+    return super.convertToJSValue(value as string | null | undefined, platform);
+  }
+}
+const EMAIL_KEY_EXPRESSION = "nullif(`email`, '')";
+
 const exactString = new ExactString();
 const exactText = new ExactText();
 const dateTime = new MillisecondDateTime();
@@ -296,8 +335,8 @@ type Table = { name: string; schema?: string };
  *
  * On PostgreSQL, SQLite and SQL Server: `create unique index … where "email" <> ''`, so only real
  * addresses are unique. MySQL and MariaDB have no partial indexes (nor, in MariaDB, indexes on
- * expressions), so there the index is a plain one: lookups by email use it, but the database
- * does not refuse a second user with the same address (see the README).
+ * expressions), so there the index is a plain one, for lookups by email; real addresses are
+ * unique through the `email_key` column instead (see {@link EmailKey}).
  *
  * MikroORM does not tell an index expression its platform: `families` holds the SQL families of
  * the ORMs that discovered the email column of this set of schemas.
@@ -379,6 +418,15 @@ export function defineGatehouseEntities<
     image: text("image"),
     accounts: { kind: "1:m", entity: () => set.Account, mappedBy: "user" },
     sessions: { kind: "1:m", entity: () => set.Session, mappedBy: "user" },
+    // MySQL and MariaDB only (see EmailKey); never selected unless asked for.
+    emailKey: {
+      type: new EmailKey(),
+      fieldName: "email_key",
+      // Not `nullable`: MariaDB takes no `null` after a generated column's definition.
+      lazy: true,
+      hidden: true,
+      unique: "users_email_unique",
+    },
   });
   set.User.addIndex({
     name: "users_email_key",

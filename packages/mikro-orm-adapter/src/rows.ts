@@ -4,6 +4,7 @@
  * carries them and come back in the rows the adapter returns.
  */
 import type { EntityMetadata } from "@mikro-orm/core";
+import { EmailKey } from "./entities.js";
 
 type Fields = Record<string, unknown>;
 
@@ -11,8 +12,10 @@ type Fields = Record<string, unknown>;
 const SCALAR = "scalar";
 const MANY_TO_ONE = "m:1";
 
-const isColumn = (prop: EntityMetadata["props"][number]) =>
-  prop.kind === SCALAR && prop.persist !== false;
+type Prop = EntityMetadata["props"][number];
+// `users.email_key` (MySQL and MariaDB) is the database's own: never written, never returned.
+const isColumn = (prop: Prop) =>
+  prop.kind === SCALAR && prop.persist !== false && !(prop.customType instanceof EmailKey);
 
 /**
  * The data to create or update an entity with: the input's values for the entity's columns

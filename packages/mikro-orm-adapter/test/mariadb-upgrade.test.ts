@@ -1,7 +1,7 @@
 /**
  * Upgrades on MariaDB, as the SQLite files test them one by one: `orm.schema.updateSchema()`
  * adds the columns and table that came after an app made its tables (password hashes, session
- * records, code tries, refresh locks), and the rows made before read back.
+ * records, code tries, refresh locks, the unique `email_key`), and the rows made before read back.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { MikroOrmAdapter } from "../src/index.js";
@@ -27,6 +27,8 @@ describe.skipIf(skip)("MikroOrmAdapter on MariaDB: updateSchema over older table
       "alter table `sessions` drop column `createdAt`, drop column `lastSeenAt`, drop column `provider`, drop column `providerType`, drop column `client`, drop column `ip`",
     );
     await sql("alter table `verification_tokens` drop column `tries`");
+    // Its unique index goes with it.
+    await sql("alter table `users` drop column `email_key`");
     const userId = crypto.randomUUID();
     const expires = new Date(Date.now() + DAY);
     const stamp = expires.toISOString().replace("T", " ").replace("Z", "");
@@ -48,10 +50,24 @@ describe.skipIf(skip)("MikroOrmAdapter on MariaDB: updateSchema over older table
       expect(pending).toMatch(new RegExp(`add \`${column}\` text collate utf8mb4_bin null`));
     }
     expect(pending).toMatch(/add `tries` int not null default 0/);
+    expect(pending).toContain(
+      "add `email_key` varbinary(1280) generated always as (nullif(`email`, '')) stored",
+    );
+    expect(pending).toContain("add unique `users_email_unique`(`email_key`)");
     await orm.schema.updateSchema();
     expect(await orm.schema.getUpdateSchemaSQL({ wrap: false })).toBe("");
 
     const adapter = MikroOrmAdapter(orm);
+    // The old user's address is now unique, and found through `email_key`.
+    const oldUser = { id: userId, email: "old@example.com", emailVerified: null };
+    expect(await adapter.getUserByEmail("old@example.com")).toEqual({
+      ...oldUser,
+      name: null,
+      image: null,
+    });
+    await expect(adapter.createUser({ ...oldUser, id: crypto.randomUUID() })).rejects.toThrow(
+      /createUser failed \(UniqueConstraintViolation/,
+    );
     const account = await adapter.getAccount("42", "github");
     expect(account).toMatchObject({ userId, access_token: "old-access-token" });
     expect(account).not.toHaveProperty("passwordHash");

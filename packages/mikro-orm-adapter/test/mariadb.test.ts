@@ -83,22 +83,122 @@ describe.skipIf(skip)("MikroOrmAdapter on MariaDB", () => {
     expect(queries[0]).toMatch(/select .* join /);
   });
 
-  test("users without an email do not collide; email lookups use an index, which is not unique", async () => {
+  test("users without an email do not collide; real addresses are unique", async () => {
     const nobody = () => ({ id: crypto.randomUUID(), email: "", emailVerified: null });
     await adapter.createUser(nobody());
     await adapter.createUser(nobody());
     expect(await adapter.getUserByEmail("")).toBeNull();
-    // MariaDB has no partial index (`where email <> ''`), so the index on email is a plain one:
-    // the database does not refuse a second user with an address (see the README).
-    const indexes = (await sql(
-      "select non_unique, column_name from information_schema.statistics where table_schema = database() and table_name = 'users' and index_name = 'users_email_key'",
-    )) as { non_unique: number | bigint; column_name: string }[];
-    expect(indexes.map((i) => [Number(i.non_unique), i.column_name])).toEqual([[1, "email"]]);
-    const email = `shared-${randomBytes(8).toString("hex")}@example.com`;
-    await adapter.createUser({ ...nobody(), email });
-    await expect(adapter.createUser({ ...nobody(), email })).resolves.toMatchObject({ email });
-    // Exact, as on PostgreSQL: another case is another address.
+    const email = `unique-${randomBytes(8).toString("hex")}@example.com`;
+    const first = await adapter.createUser({ ...nobody(), email });
+    // As on PostgreSQL (test/postgres.test.ts): the second user with the address is refused.
+    const duplicate = adapter.createUser({ ...nobody(), email });
+    await expect(duplicate).rejects.toThrow(/createUser failed \(UniqueConstraintViolation/);
+    // The refused user is not there; the first one is, and reads back without `email_key`.
+    expect(await adapter.getUserByEmail(email)).toEqual(first);
+    expect(Object.keys(first).sort()).toEqual(["email", "emailVerified", "id", "image", "name"]);
+    // Exact, as on PostgreSQL: another case, or a trailing space, is another address.
     expect(await adapter.getUserByEmail(email.toUpperCase())).toBeNull();
+    await expect(
+      adapter.createUser({ ...nobody(), email: email.toUpperCase() }),
+    ).resolves.toMatchObject({ email: email.toUpperCase() });
+    await expect(adapter.createUser({ ...nobody(), email: `${email} ` })).resolves.toMatchObject({
+      email: `${email} `,
+    });
+
+    // The database refuses it too, whoever writes: a unique index on the generated `email_key`
+    // (`NULL` for ""), and the plain index on `email` for lookups.
+    const indexes = (await sql(
+      "select index_name, non_unique, column_name from information_schema.statistics where table_schema = database() and table_name = 'users' and index_name like 'users_email%' order by index_name",
+    )) as { index_name: string; non_unique: number | bigint; column_name: string }[];
+    expect(indexes.map((i) => [i.index_name, Number(i.non_unique), i.column_name])).toEqual([
+      ["users_email_key", 1, "email"],
+      ["users_email_unique", 0, "email_key"],
+    ]);
+    const insert = "insert into `users` (`id`, `email`) values (?, ?)";
+    await expect(sql(insert, [crypto.randomUUID(), email])).rejects.toThrow(/Duplicate entry/);
+    await sql(insert, [crypto.randomUUID(), ""]);
+    const keys = (await sql(
+      "select `email_key` as k from `users` where `email` in (?, '') order by `email_key` desc",
+      [email],
+    )) as { k: Buffer | null }[];
+    // The collation ignores trailing spaces, so the `in` finds both addresses; their keys differ.
+    expect(keys.map((row) => row.k?.toString("utf8") ?? null)).toEqual([
+      `${email} `,
+      email,
+      ...keys.slice(2).map(() => null),
+    ]);
+  });
+
+  test("getUserByEmail reads the unique email_key, exactly", async () => {
+    const email = `exact-${randomBytes(8).toString("hex")}@example.com`;
+    const plain = await adapter.createUser({ id: crypto.randomUUID(), email, emailVerified: null });
+    const spaced = await adapter.createUser({
+      id: crypto.randomUUID(),
+      email: `${email} `,
+      emailVerified: null,
+    });
+    queries.length = 0;
+    expect(await adapter.getUserByEmail(email)).toEqual(plain);
+    expect(queries).toHaveLength(1);
+    expect(queries[0]).toMatch(/where `u0`\.`email_key` = /);
+    expect(await adapter.getUserByEmail(`${email} `)).toEqual(spaced);
+    expect(await adapter.getUserByEmail(`${email}  `)).toBeNull();
+  });
+
+  test("updateUser refuses another user's address, as createUser does", async () => {
+    const email = `taken-${randomBytes(8).toString("hex")}@example.com`;
+    await adapter.createUser({ id: crypto.randomUUID(), email, emailVerified: null });
+    const other = await adapter.createUser({
+      id: crypto.randomUUID(),
+      email: `free-${randomBytes(8).toString("hex")}@example.com`,
+      emailVerified: null,
+    });
+    const update = adapter.updateUser({ id: other.id, email });
+    await expect(update).rejects.toThrow(/updateUser failed \(UniqueConstraintViolation/);
+    expect(await adapter.getUser(other.id)).toEqual(other);
+    // `emailKey` in the input is ignored: the database computes it from `email`.
+    const forged = { id: other.id, emailKey: email } as Parameters<typeof adapter.updateUser>[0];
+    expect(await adapter.updateUser(forged)).toEqual(other);
+    const madeWithKey = await adapter.createUser({
+      id: crypto.randomUUID(),
+      email: "",
+      emailVerified: null,
+      emailKey: email,
+    } as Parameters<typeof adapter.createUser>[0]);
+    expect(madeWithKey).not.toHaveProperty("emailKey");
+    // Dropping the address (to "") and taking a free one both work.
+    await expect(adapter.updateUser({ id: other.id, email: "" })).resolves.toMatchObject({
+      email: "",
+    });
+    const free = `free-${randomBytes(8).toString("hex")}@example.com`;
+    const updated = await adapter.updateUser({ id: other.id, email: free, name: "Other" });
+    expect(updated).toEqual({ ...other, email: free, name: "Other" });
+    expect(await adapter.getUserByEmail(free)).toEqual(updated);
+  });
+
+  test("20 concurrent createUser calls with one address from two pools make one user", async () => {
+    const email = `race-${randomBytes(8).toString("hex")}@example.com`;
+    const second = MikroOrmAdapter(() => other!);
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? second : adapter).createUser({
+          id: crypto.randomUUID(),
+          email,
+          emailVerified: null,
+        }),
+      ),
+    );
+    const created = results.filter((r) => r.status === "fulfilled");
+    const refused = results.filter((r) => r.status === "rejected");
+    expect(created).toHaveLength(1);
+    for (const r of refused) {
+      expect(String(r.reason)).toMatch(/createUser failed \(UniqueConstraintViolation/);
+    }
+    const rows = (await sql("select `id` from `users` where `email` = ?", [email])) as {
+      id: string;
+    }[];
+    expect(rows.map((row) => row.id)).toEqual([created[0]?.value.id]);
+    expect(await adapter.getUserByEmail(email)).toEqual(created[0]?.value);
   });
 
   test("tokens, credential ids and provider account ids compare case-sensitively", async () => {
