@@ -1,3 +1,4 @@
+/// <reference path="../next-modules.d.ts" />
 /**
  * `signIn`, `signOut` and `unstable_update` for Server Actions (and Route Handlers): the auth
  * route's actions run in-process with the cookies of the request being served, their cookies

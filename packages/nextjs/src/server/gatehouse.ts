@@ -1,3 +1,4 @@
+/// <reference path="../next-modules.d.ts" />
 /**
  * `Gatehouse(config)`: what `auth.ts` exports, as next-auth v5's `NextAuth(config)` does:
  * the auth route's handlers, `auth`, `signIn`, `signOut` and `unstable_update`.

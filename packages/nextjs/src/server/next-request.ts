@@ -1,3 +1,4 @@
+/// <reference path="../next-modules.d.ts" />
 /**
  * The request being served, as Next.js lets server code see it (`headers()`, `cookies()` of
  * `next/headers`), and writing cookies back where Next.js allows it.
