@@ -52,7 +52,8 @@
  * NEXTJS_RUN_MS (timed ms per page per round, default 1000), NEXTJS_WARMUP_MS (per page before the
  * rounds, default 3000), NEXTJS_CONNECTIONS (default 8), NEXTJS_AUTH_CALLS (timed auth() calls per
  * app, default 600, in rounds), NEXTJS_APPS (ids to run, `bare,next-auth,gatehouse`),
- * NEXTJS_REBUILD.
+ * NEXTJS_REBUILD, NEXTJS_PROFILE (ids whose server runs with `--cpu-prof`, into
+ * NEXTJS_PROFILE_DIR, default `.tmp/nextjs-profiles` at the root).
  */
 import { fork, spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -400,10 +401,23 @@ function entries(text) {
 /** A library's warning (`[auth][warn]…`, `[gatehouse][warn]…`) or Next's (`⚠ …`). */
 const isWarning = (entry) => /^(\[\w+\]\[warn\]|\s*⚠)/.test(entry);
 
+/**
+ * The Node flags of app `id`'s server: `--cpu-prof` into NEXTJS_PROFILE_DIR when NEXTJS_PROFILE
+ * names it (the profile is written when the server exits at the end of the run).
+ */
+function profiling(id) {
+  if (!(process.env.NEXTJS_PROFILE ?? "").split(",").includes(id)) return [];
+  const dir = process.env.NEXTJS_PROFILE_DIR ?? join(root, ".tmp", "nextjs-profiles");
+  mkdirSync(dir, { recursive: true });
+  return ["--cpu-prof", `--cpu-prof-dir=${dir}`, `--cpu-prof-name=${id}.cpuprofile`];
+}
+
 /** `next start` of the app on a free port; resolves once it answers. */
 async function start(app, dir) {
   const port = await freePort();
-  const proc = spawn(process.execPath, [nextBin, "start", "-p", String(port), "-H", HOST], {
+  const profile = profiling(app.id);
+  const args = [...profile, nextBin, "start", "-p", String(port), "-H", HOST];
+  const proc = spawn(process.execPath, args, {
     cwd: dir,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
@@ -687,7 +701,7 @@ async function timedRun(generator, page, ms, connections) {
  */
 async function authTimes(server, cookies, calls, what = "auth") {
   const path = what === "auth" ? "/api/timing" : `/api/timing?what=${what}`;
-  const expected = what === "auth" ? USER.email : "cookie";
+  const expected = what === "auth" ? USER.email : what === "cookies" ? "cookie" : "none";
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times = [];
   try {
@@ -826,6 +840,7 @@ export async function nextjsBench({
     for (const app of libs) {
       app.authTimes = [];
       app.cookieTimes = [];
+      app.emptyTimes = [];
     }
     const authRounds = 6;
     const perRound = Math.ceil(authCalls / authRounds);
@@ -849,6 +864,9 @@ export async function nextjsBench({
             Math.ceil(authCalls / authRounds),
             "cookies",
           )),
+        );
+        app.emptyTimes.push(
+          ...(await authTimes(app.server, app.cookie, Math.ceil(authCalls / authRounds), "none")),
         );
         app.freshTimes.push(
           ...(await authTimes(app.server, app.fresh.splice(0, perRound), perRound)),
@@ -889,6 +907,8 @@ export async function nextjsBench({
               cookiesCpuUs: median(app.cookieTimes.map((t) => t.cpuUs)),
               freshMs: median(app.freshTimes.map((t) => t.ms)),
               freshCpuUs: median(app.freshTimes.map((t) => t.cpuUs)),
+              emptyMs: median(app.emptyTimes.map((t) => t.ms)),
+              emptyCpuUs: median(app.emptyTimes.map((t) => t.cpuUs)),
             }),
         bundle: app.bundle,
         reissued: app.lengths.reissued,
@@ -1012,19 +1032,21 @@ export function nextjsReport(measured) {
   const authRows = libs.map((r) => [
     r.label,
     us(r.authMs),
-    cpuCell(r.authCpuUs),
+    cpuCell(netCpu(r, "auth")),
     us(r.freshMs),
-    cpuCell(r.freshCpuUs),
-    `${us(r.cookiesMs)} / ${cpuCell(r.cookiesCpuUs)}`,
+    cpuCell(netCpu(r, "fresh")),
+    `${us(r.cookiesMs)} / ${cpuCell(netCpu(r, "cookies"))}`,
+    `${us(r.emptyMs)} / ${cpuCell(r.emptyCpuUs)}`,
   ]);
   const [ah, gh] = [results["next-auth"], results.gatehouse];
   if (ah && gh) {
     authRows.push([
       "next-auth ÷ Gatehouse",
       `${(ah.authMs / gh.authMs).toFixed(1)}×`,
-      `${(ah.authCpuUs / gh.authCpuUs).toFixed(1)}×`,
+      `${(netCpu(ah, "auth") / netCpu(gh, "auth")).toFixed(1)}×`,
       `${(ah.freshMs / gh.freshMs).toFixed(1)}×`,
-      `${(ah.freshCpuUs / gh.freshCpuUs).toFixed(1)}×`,
+      `${(netCpu(ah, "fresh") / netCpu(gh, "fresh")).toFixed(1)}×`,
+      "",
       "",
     ]);
   }
@@ -1038,15 +1060,17 @@ export function nextjsReport(measured) {
         "fresh sessions: median",
         "CPU",
         "cookies() alone: median / CPU",
+        "nothing: median / CPU",
       ],
       authRows,
-      [false, true, true, true, true, true],
+      [false, true, true, true, true, true, true],
     ),
   );
   lines.push(
     `Medians of ${libs[0]?.authCalls ?? 0} calls per app, one a request, requests one after ` +
       "another, timed in the server with performance.now(); CPU: the server process's CPU time " +
-      "over the call (all threads). Fresh sessions: a session never sent before on every call " +
+      "over the call (all threads), less that of timing nothing (the last column: reading the " +
+      "CPU time costs some itself). Fresh sessions: a session never sent before on every call " +
       "(minted with @auth/core's encode, the apps' secret), so nothing decrypted earlier can be " +
       "remembered. cookies() alone: reading the cookie with Next's cookies(), timed the same way, " +
       "the floor under any auth().",
@@ -1107,6 +1131,9 @@ export function nextjsReport(measured) {
   return lines.join("\n");
 }
 
+/** The CPU µs of a timed call (`auth`, `fresh`, `cookies`) less that of timing nothing. */
+const netCpu = (r, what) => r[`${what}CpuUs`] - r.emptyCpuUs;
+
 /** What Next.js puts in every proxy bundle, whatever the library. */
 const NOT_LIBRARY = new Set(["next", "(Turbopack runtime)"]);
 
@@ -1134,8 +1161,9 @@ export function nextjsSummary(measured) {
   }
   const { gatehouse: gh, "next-auth": na, bare } = measured.results;
   if (gh && na) {
+    const [g, a] = [netCpu(gh, "auth"), netCpu(na, "auth")];
     entries.push(
-      `nextjs-auth-cpu=${(na.authCpuUs / gh.authCpuUs).toFixed(1)}x:info(${gh.authCpuUs.toFixed(0)}us/${na.authCpuUs.toFixed(0)}us)`,
+      `nextjs-auth-cpu=${(a / g).toFixed(1)}x:info(${g.toFixed(0)}us/${a.toFixed(0)}us)`,
     );
     entries.push(
       `nextjs-auth-fresh=${(na.freshMs / gh.freshMs).toFixed(1)}x:info(${(gh.freshMs * 1000).toFixed(0)}us/${(na.freshMs * 1000).toFixed(0)}us)`,
