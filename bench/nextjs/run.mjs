@@ -104,7 +104,7 @@ const APPS = [
   {
     id: "next-auth",
     name: "next-auth",
-    label: "next-auth 5.0.0-beta.32",
+    label: `next-auth ${version("next-auth")}`,
     authPath: "/api/auth",
     // What the build depends on besides the app's sources.
     inputs: () => [version("next-auth")],
@@ -888,7 +888,20 @@ export async function nextjsBench({
         spread: spread(page.runs.map((run) => run.rate)),
         cpuUs: page.runs[0].cpuUs === undefined ? undefined : median(page.runs.map((r) => r.cpuUs)),
       });
+      // Against Next.js alone's protected page, round by round: what the library adds to a page
+      // behind a proxy, over Next's own proxy and cookies().
+      const bare = apps.find((a) => a.bare);
+      const overBare =
+        bare && !app.bare
+          ? {
+              rate: median(prot.runs.map((run, i) => run.rate / bare.pages.protected.runs[i].rate)),
+              cpu: median(
+                prot.runs.map((run, i) => bare.pages.protected.runs[i].cpuUs / run.cpuUs),
+              ),
+            }
+          : undefined;
       results[app.id] = {
+        overBare,
         name: app.name,
         label: app.label,
         floor: summary(floor),
@@ -1079,7 +1092,12 @@ export function nextjsReport(measured) {
     lines.push(
       "Next.js alone: the same pages with a pass-through proxy and an auth() that reads cookies() " +
         "and answers a fixed user, no library: the ceiling of protected ÷ floor for any library, " +
-        "and Next.js's own part of a proxy bundle.",
+        "and Next.js's own part of a proxy bundle. Protected page ÷ Next.js alone's protected " +
+        `page (median of the rounds; CPU as above): ${libs
+          .map(
+            (r) => `${r.name} ${r.overBare.rate.toFixed(2)}× (CPU ${r.overBare.cpu.toFixed(2)}×)`,
+          )
+          .join(", ")}.`,
     );
   }
   for (const r of Object.values(results)) {
@@ -1176,6 +1194,11 @@ export function nextjsSummary(measured) {
     );
   }
   for (const [id, r] of Object.entries(measured.results)) {
+    if (r.overBare) {
+      entries.push(
+        `nextjs-page-vs-bare-${id}=${r.overBare.rate.toFixed(2)}x:info(cpu${r.overBare.cpu.toFixed(2)}x)`,
+      );
+    }
     entries.push(`nextjs-page-ratio-${id}=${r.ratio.toFixed(2)}x:info`);
     if (r.cpuRatio !== undefined) {
       entries.push(`nextjs-page-cpu-ratio-${id}=${r.cpuRatio.toFixed(2)}x:info`);
