@@ -9,6 +9,7 @@ export { AuthError, CredentialsSignin } from "@gatehousejs/core/errors";
 export { DEFAULT_PREFIX, peerAddressOf } from "@gatehousejs/core/integration";
 export type { AuthConfig, Session, User } from "@gatehousejs/core/types";
 export type { GatehouseConfig } from "./config.js";
+export { getCsrfToken } from "./csrf.js";
 export { gatehouse } from "./router.js";
 export {
   getSession,

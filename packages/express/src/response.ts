@@ -5,6 +5,7 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
+import { appendCookies, type ResponseHeadersHolder } from "@gatehousejs/core/integration";
 import type { Response as ExpressResponse } from "express";
 
 /**
@@ -16,6 +17,24 @@ export function appendSetCookies(res: ExpressResponse, cookies: readonly string[
   const current = res.getHeader("set-cookie");
   const before = current === undefined ? [] : Array.isArray(current) ? current : [String(current)];
   res.setHeader("set-cookie", [...before, ...cookies]);
+}
+
+/** Each response's holder for the kit's `appendCookies`, which sets a cookie name once. */
+const holders = new WeakMap<ExpressResponse, ResponseHeadersHolder>();
+
+/**
+ * Adds the cookies a session check (or a CSRF token read) set to the response of the page, once
+ * per cookie name however many helpers read the same request. Once the response's headers are
+ * sent, setting one throws and the kit drops the cookies: the session rolls on a later request.
+ */
+export function forwardCookies(res: ExpressResponse, cookies: readonly string[]): void {
+  let holder = holders.get(res);
+  if (!holder) {
+    const append = (_name: string, value: string) => appendSetCookies(res, [value]);
+    holder = { response: { headers: { append } } };
+    holders.set(res, holder);
+  }
+  appendCookies(holder, [...cookies]);
 }
 
 /**

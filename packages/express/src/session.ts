@@ -2,13 +2,7 @@
  * The session on the server: `getSession(req, res)` for any route, and `requireAuth()`, the
  * middleware of protected routes.
  */
-import {
-  appendCookies,
-  type ResponseHeadersHolder,
-  readSession,
-  sameSitePath,
-  signInRedirect,
-} from "@gatehousejs/core/integration";
+import { readSession, sameSitePath, signInRedirect } from "@gatehousejs/core/integration";
 import type { Session } from "@gatehousejs/core/types";
 import type {
   Request as ExpressRequest,
@@ -18,7 +12,7 @@ import type {
 } from "express";
 import { configOf } from "./config.js";
 import { sessionRequestOf } from "./request.js";
-import { appendSetCookies, sendResponse } from "./response.js";
+import { forwardCookies, sendResponse } from "./response.js";
 
 /** A session that names its user: what `requireAuth()` leaves in `res.locals.session`. */
 export type SessionWithUser = Session & { user: NonNullable<Session["user"]> };
@@ -40,20 +34,6 @@ interface SessionRead {
 
 /** One read per request: `requireAuth()` and then the route's `getSession` share it. */
 const reads = new WeakMap<ExpressRequest, Promise<SessionRead>>();
-
-/** Each response's holder for the kit's `appendCookies`, which sets a cookie name once. */
-const holders = new WeakMap<ExpressResponse, ResponseHeadersHolder>();
-
-function holderOf(res: ExpressResponse): ResponseHeadersHolder {
-  let holder = holders.get(res);
-  if (!holder) {
-    // Once the headers are sent, setting one throws; the kit then drops the cookies.
-    const append = (_name: string, value: string) => appendSetCookies(res, [value]);
-    holder = { response: { headers: { append } } };
-    holders.set(res, holder);
-  }
-  return holder;
-}
 
 /**
  * The session of a request, exactly as `GET <prefix>/session` would answer it, or `null`. Read
@@ -94,7 +74,7 @@ export async function getSession(
     reads.set(req, read);
   }
   const { session, cookies } = await read;
-  if (res) appendCookies(holderOf(res), cookies);
+  if (res) forwardCookies(res, cookies);
   return session;
 }
 

@@ -2,7 +2,13 @@
  * A small Express 5 app over real HTTP: the auth routes under /api/auth, a protected page and API
  * route, and a home page that reads the session.
  */
-import { type GatehouseConfig, gatehouse, getSession, requireAuth } from "@gatehousejs/express";
+import {
+  type GatehouseConfig,
+  gatehouse,
+  getCsrfToken,
+  getSession,
+  requireAuth,
+} from "@gatehousejs/express";
 import express, { type Express } from "express";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
@@ -30,6 +36,9 @@ function buildApp(config: GatehouseConfig, before?: (app: Express) => void): Exp
   app.get("/both", requireAuth(), async (req, res) => {
     const session = await getSession(req, res);
     res.json({ same: session === res.locals.session });
+  });
+  app.get("/bye", async (req, res) => {
+    res.json({ csrfToken: await getCsrfToken(req, res) });
   });
   app.get("/quiet", async (req, res) => {
     const session = await getSession(req);
@@ -163,6 +172,25 @@ describe("an Express 5 app with gatehouse()", () => {
     expect((await client.fetch("/account")).status).toBe(401);
   });
 
+  test("a page the app renders gets a CSRF token for its sign-out form", async () => {
+    const client = browser(served.origin);
+    await client.signIn();
+    client.jar.cookies.delete("authjs.csrf-token");
+    const page = await client.fetch("/bye");
+    // No valid CSRF cookie: a new token, and the cookie that vouches for it on the page.
+    expect(page.headers.getSetCookie().some((c) => c.startsWith("authjs.csrf-token="))).toBe(true);
+    const { csrfToken } = (await page.json()) as { csrfToken: string };
+    const again = await client.fetch("/bye");
+    expect(again.headers.getSetCookie()).toEqual([]);
+    expect(await again.json()).toEqual({ csrfToken });
+    const signOut = await client.fetch("/api/auth/signout", {
+      method: "POST",
+      body: new URLSearchParams({ csrfToken }),
+    });
+    expect(signOut.status).toBe(302);
+    expect(client.jar.names()).not.toContain(SESSION_COOKIE);
+  });
+
   test("a missing CSRF token is refused as core refuses it (to the error, never a 500)", async () => {
     const client = browser(served.origin);
     await client.csrf();
@@ -188,9 +216,17 @@ describe("an Express 5 app with gatehouse()", () => {
       body: new URLSearchParams({ csrfToken: "forged", username: "alice", password: "wonderland" }),
     });
     expect(forged.headers.get("location")).toContain("error=MissingCSRF");
-    const signOut = await client.fetch("/api/auth/signout", { method: "POST" });
-    expect(signOut.status).toBeLessThan(500);
     expect(client.jar.names()).not.toContain(SESSION_COOKIE);
+    // A sign-out without the token signs nobody out.
+    const signedIn = browser(served.origin);
+    await signedIn.signIn();
+    const signOut = await signedIn.fetch("/api/auth/signout", {
+      method: "POST",
+      body: new URLSearchParams({}),
+    });
+    expect(signOut.status).toBe(302);
+    expect(signOut.headers.get("location")).toContain("error=MissingCSRF");
+    expect((await signedIn.session())?.user?.email).toBe(alice.email);
   });
 
   test("several Set-Cookie headers arrive as separate header lines", async () => {
