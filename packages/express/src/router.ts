@@ -97,5 +97,8 @@ async function answer(
     next();
     return;
   }
+  // Answered before the body has all arrived (refused for its size, say): the rest is not read,
+  // and the connection closes once the answer is sent rather than wait for it.
+  if (!req.complete && !res.headersSent) res.setHeader("Connection", "close");
   await sendResponse(response, res);
 }

@@ -129,6 +129,25 @@ describe("a streamed body", () => {
     expect(answer.headers["set-cookie"]?.some((c) => c.startsWith(SESSION_COOKIE))).toBeFalsy();
   });
 
+  test("declaring a length over 64 KiB is refused with 413 and the connection closed", async () => {
+    const { origin, port } = await start();
+    const client = browser(origin);
+    const csrfToken = await client.csrf();
+    const body = `${new URLSearchParams({ csrfToken, username: "alice", password: "wonderland" })}&big=${"w".repeat(90 * 1024)}`;
+    const answer = await rawRequest(port, {
+      method: "POST",
+      path: "/api/auth/callback/credentials",
+      headers: {
+        cookie: client.jar.header(),
+        "content-type": "application/x-www-form-urlencoded",
+        "content-length": String(Buffer.byteLength(body)),
+      },
+      chunks: [body],
+    });
+    expect(answer.status).toBe(413);
+    expect(answer.headers.connection).toBe("close");
+  });
+
   test("just under the limit, in chunks without a length, signs in", async () => {
     const { origin, port } = await start();
     const client = browser(origin);
