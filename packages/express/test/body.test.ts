@@ -50,6 +50,14 @@ const parsers: [string, (app: Express) => void][] = [
       app.use(express.json());
     },
   ],
+  [
+    "a parser that sets req.body = {} without reading the body (body-parser 1.x, for other types)",
+    (app) =>
+      app.use((req, _res, next) => {
+        req.body ??= {};
+        next();
+      }),
+  ],
   ["express.raw() for every type", (app) => app.use(express.raw({ type: "*/*" }))],
   ["express.text() for every type", (app) => app.use(express.text({ type: "*/*" }))],
 ];
