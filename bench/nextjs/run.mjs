@@ -441,7 +441,11 @@ async function start(app, dir) {
       await get(port, "/api/auth/csrf");
       break;
     } catch {
-      check(performance.now() < deadline, `${app.name}: next start did not answer in 30 s`);
+      if (performance.now() > deadline) {
+        proc.kill("SIGTERM");
+        await exited;
+        throw new CheckFailed(`${app.name}: next start did not answer in 30 s`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   }
