@@ -57,6 +57,39 @@ describe("credentials sign-in", () => {
     expect(await request.text()).toContain("pin=1234");
   });
 
+  test("the request authorize receives carries the client's abort signal", async () => {
+    const client = new AbortController();
+    let seen: boolean | undefined;
+    const config = credentialsConfig({
+      providers: [
+        Credentials({
+          credentials: { pin: { label: "PIN" } },
+          authorize: (_credentials, request) => {
+            // The client goes away while authorize runs (a slow database lookup, say).
+            client.abort();
+            seen = request.signal.aborted;
+            return null;
+          },
+        }),
+      ],
+    });
+    const jar = new Jar();
+    const csrf = await csrfToken(config, jar);
+    await Auth(
+      new Request(`${ORIGIN}/auth/callback/credentials`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: jar.header(),
+        },
+        body: new URLSearchParams({ csrfToken: csrf, pin: "1234" }),
+        signal: client.signal,
+      }),
+      config,
+    );
+    expect(seen).toBe(true);
+  });
+
   test("a wrong password redirects to the sign-in page with CredentialsSignin and code credentials", async () => {
     const config = credentialsConfig();
     const jar = new Jar();

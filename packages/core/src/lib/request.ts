@@ -213,6 +213,8 @@ export async function parseRequest(request: Request, basePath: string): Promise<
         method: "POST",
         headers: request.headers,
         body: text,
+        // A client that goes away still aborts what a provider callback does with the copy.
+        signal: request.signal,
       });
       return rebuilt;
     },
