@@ -14,9 +14,10 @@ import {
 /** How an integration reads what the auth route needs from its framework's event. */
 export interface AuthRouteOptions<Event> {
   /**
-   * The socket's peer address of the request, as the framework reads it (SolidStart's
-   * `event.clientAddress`, h3's `getRequestIP(event)`; never `X-Forwarded-For`), or `undefined`
-   * when it has none. Core's rate limits use it when the configuration sets neither
+   * The client's address as the framework reads it (SolidStart's `event.clientAddress`, h3's
+   * `getRequestIP(event)`, Hono's `getConnInfo`): the socket's peer, or what the framework's own
+   * proxy-trust setting derives from forwarded headers (Express's `req.ip` under `trust proxy`),
+   * never a forwarded header read unchecked; `undefined` when it has none. Core's rate limits use it when the configuration sets neither
    * `clientAddress` nor `trustedProxies` and the address is public (outside production, a
    * loopback one too); `peerAddressOf(request)` returns it whatever it is.
    */
