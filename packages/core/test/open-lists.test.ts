@@ -84,6 +84,7 @@ const today = {
     "twoFactorReset",
     "stepUpRequired",
     "trustedBrowserAdded",
+    "passkeyRemoved",
   ],
   WarningCode: [
     "debug-enabled",
