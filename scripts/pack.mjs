@@ -22,6 +22,8 @@ export const PACKAGES = [
   "redis-adapter",
   "mikro-orm-adapter",
   "adapter-test",
+  "hono",
+  "express",
 ];
 
 /**
