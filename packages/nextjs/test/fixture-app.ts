@@ -1,10 +1,16 @@
 /**
- * The fixture app (test/fixture) built once and served by `next start` for a test file: a cookie
+ * A fixture app (test/fixture, test/fixture-edge) built once and served by `next start` for a test file: a cookie
  * jar, and the requests a browser without JavaScript makes (pages, form posts to Server Actions).
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { freePort } from "../../../tests/support/free-port.js";
-import { appDir, ensureBuilt, nextBin, nextEnv } from "./fixture/scripts/build.mjs";
+import {
+  appDirOf,
+  ensureBuilt,
+  type FixtureName,
+  nextBin,
+  nextEnv,
+} from "./support/build-fixture.mjs";
 
 export const FIXTURE_SECRET = "nextjs-fixture-secret-0123456789-abcdefgh";
 
@@ -16,16 +22,19 @@ export interface FixtureApp {
   output(): string;
 }
 
-/** Builds the fixture if needed and starts it on a free port with `env`. */
-export async function startFixture(env: Record<string, string> = {}): Promise<FixtureApp> {
-  await ensureBuilt();
+/** Builds a fixture app if needed and starts it on a free port with `env`. */
+export async function startFixture(
+  app: FixtureName,
+  env: Record<string, string> = {},
+): Promise<FixtureApp> {
+  await ensureBuilt(app);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const child: ChildProcess = spawn(
     process.execPath,
     [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"],
     {
-      cwd: appDir,
+      cwd: appDirOf(app),
       stdio: ["ignore", "pipe", "pipe"],
       env: nextEnv({
         NODE_ENV: "production",

@@ -14,7 +14,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!chromiumPath) return;
-  app = await startFixture();
+  app = await startFixture("fixture");
   browser = await launch();
 }, 300_000);
 

@@ -15,7 +15,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let app: FixtureApp;
 
 beforeAll(async () => {
-  app = await startFixture({
+  app = await startFixture("fixture", {
     FIXTURE_MAX_AGE: String(MAX_AGE),
     FIXTURE_UPDATE_AGE: String(UPDATE_AGE),
   });

@@ -1,0 +1,7 @@
+import { createElement as h } from "react";
+import { auth } from "../auth.js";
+
+export default async function Home() {
+  const session = await auth();
+  return h("p", { id: "who" }, session?.user ? `Signed in as ${session.user.email}` : "Signed out");
+}
