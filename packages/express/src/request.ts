@@ -45,6 +45,15 @@ function pathOf(req: ExpressRequest): string {
 }
 
 /**
+ * The pathname of the request as {@link urlOf} reads it (percent-encoding and dot segments
+ * resolved as the URL parser resolves them), without reading the host: whether a request is
+ * Gatehouse's is decided before its `Host` header is looked at.
+ */
+export function pathnameOf(req: ExpressRequest): string {
+  return new URL(`http://localhost${pathOf(req)}`).pathname;
+}
+
+/**
  * The request's URL: protocol from `req.protocol`, host from `req.hostname` (both follow the
  * app's `trust proxy` setting), path from `req.originalUrl`. Throws a `TypeError` when the host
  * does not make a URL. The path is appended to the origin as text, so `//evil.example` stays a

@@ -10,7 +10,7 @@ import express, {
   type Router,
 } from "express";
 import { type GatehouseConfig, rememberConfig } from "./config.js";
-import { toWebRequest, urlOf } from "./request.js";
+import { pathnameOf, toWebRequest, urlOf } from "./request.js";
 import { sendResponse } from "./response.js";
 
 /** What the kit's auth route reads from an Express request. */
@@ -54,11 +54,14 @@ export function gatehouse(config: GatehouseConfig): Router {
     clientAddress: (event) => event.clientAddress,
   });
   const router = express.Router();
-  router.use((req, _res, next) => {
+  // No mount path: Express 4 and 5 would read one as a path pattern, each its own way (`(`, `+`,
+  // `*`, `:` …). The prefix is compared as text, the same on both.
+  router.use((req, res, next) => {
     rememberConfig(req, config);
-    next();
-  });
-  router.use(prefix, (req, res, next) => {
+    if (!underPrefix(pathnameOf(req), prefix)) {
+      next();
+      return;
+    }
     answer(route, prefix, req, res, next).catch((error: unknown) => {
       // A client that went away mid-response: nothing left to answer.
       if (res.destroyed || res.writableEnded) return;
@@ -85,7 +88,7 @@ async function answer(
     res.status(400).end();
     return;
   }
-  // Express matched the prefix case-insensitively; Gatehouse's routes are exact. Decided before
+  // The path of the URL as built, checked again: Gatehouse's routes are exact. Decided before
   // the body is touched, so a route further on can still read it.
   if (!underPrefix(url.pathname, prefix)) {
     next();
