@@ -1,17 +1,40 @@
 /**
- * Shared pieces of the Express tests: a configuration, a real server on 127.0.0.1, a cookie jar
- * and a client that signs in over HTTP.
+ * Shared pieces of the Express tests: the Express version they run on, a configuration, a real
+ * server on 127.0.0.1, a cookie jar and a client that signs in over HTTP.
  */
+
 import {
   request as httpRequest,
   type IncomingHttpHeaders,
   type OutgoingHttpHeaders,
 } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import Credentials from "@gatehousejs/core/providers/credentials";
 import type { GatehouseConfig, User } from "@gatehousejs/express";
-import type { Express } from "express";
+import express, { type Express } from "express";
+import express4 from "express4";
 import { vi } from "vitest";
+
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * The Express the tests run on: Express 5 (the devDependency `express`), or Express 4 (the
+ * devDependency alias `express4`) in a test file that makes `express` resolve to it with
+ * `vi.mock("express", () => import("express4"))` (express4.test.ts). The mock reaches every
+ * module the file loads, the package's own `import express` too, as in an app that installed
+ * Express 4.
+ */
+export const EXPRESS_MAJOR: 4 | 5 = express === express4 ? 4 : 5;
+
+/** `Express 4.22.1` or `Express 5.3.0`: the version the tests run on, for their names. */
+export const EXPRESS = `Express ${
+  (
+    requireHere(`${EXPRESS_MAJOR === 4 ? "express4" : "express"}/package.json`) as {
+      version: string;
+    }
+  ).version
+}`;
 
 export const SECRET = "express-test-secret-0123456789-abcdefghij";
 
