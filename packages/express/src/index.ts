@@ -1,7 +1,7 @@
 /**
  * Gatehouse for Express: the auth routes as a router (`gatehouse(config)`), the session of a
  * request (`getSession(req, res)`), and a middleware for protected routes (`requireAuth()`).
- * Express 4.21+ and 5.
+ * Express 4 and 5 (tested on 4.22 and 5.3).
  * @module
  */
 
