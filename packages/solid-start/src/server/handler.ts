@@ -41,7 +41,8 @@ export interface SolidAuthHandlers {
  * `backchannel-logout`, `signup`, `verify-email`, `forgot-password`, `reset-password`,
  * `change-password`, `change-email`, `set-password`, `remove-password`, `two-factor`,
  * `two-factor/enroll`, `two-factor/confirm`, `two-factor/backup-codes`, `two-factor/disable`,
- * `two-factor/challenge`, `two-factor/forget-browser`) and refuses an unknown one with its
+ * `two-factor/challenge`, `two-factor/forget-browser`, `passkeys`, `passkeys/remove`) and refuses
+ * an unknown one with its
  * `400 UnknownAction`. A request outside the prefix resolves to `undefined`, so
  * SolidStart goes on to its other routes.
  *
