@@ -42,9 +42,8 @@ export interface SolidAuthHandlers {
  * `change-password`, `change-email`, `set-password`, `remove-password`, `two-factor`,
  * `two-factor/enroll`, `two-factor/confirm`, `two-factor/backup-codes`, `two-factor/disable`,
  * `two-factor/challenge`, `two-factor/forget-browser`, `passkeys`, `passkeys/remove`) and refuses
- * an unknown one with its
- * `400 UnknownAction`. A request outside the prefix resolves to `undefined`, so
- * SolidStart goes on to its other routes.
+ * an unknown one with its `400 UnknownAction`. A request outside the prefix resolves to
+ * `undefined`, so SolidStart goes on to its other routes.
  *
  * The core configuration is built once, on the first request, from `config` and the environment
  * (see {@link SolidAuthConfig}); build `config` once, at module level, and share it with
