@@ -1,0 +1,103 @@
+import Link from "next/link";
+import { auth } from "@/auth";
+import { PasskeySignIn } from "@/components/PasskeySignIn";
+import { SignOutButton } from "@/components/SignOutButton";
+import { When } from "@/components/When";
+import { DEMO_USER } from "@/lib/db";
+import { isDemo } from "@/lib/env";
+
+/** The home page, a Server Component: the session from `auth()`, and every page of the demo. */
+export default async function Home() {
+  const session = await auth();
+  const user = session?.user;
+  return (
+    <>
+      <h1>Gatehouse × Next.js</h1>
+      <section className="card" data-testid="session-card">
+        {user ? (
+          <>
+            <p data-testid="session-status">
+              Signed in as{" "}
+              <strong data-testid="session-name">
+                {user.name || user.email || "a passkey user"}
+              </strong>
+              {user.email ? (
+                <>
+                  {" "}
+                  (<span data-testid="session-email">{user.email}</span>)
+                </>
+              ) : null}
+            </p>
+            {session.expires ? (
+              <p className="muted">
+                The session expires on <When at={session.expires} />.
+              </p>
+            ) : null}
+            <div className="actions">
+              <SignOutButton />
+            </div>
+          </>
+        ) : (
+          <>
+            <p data-testid="session-status">You are not signed in.</p>
+            <div className="actions">
+              <Link className="button" href="/login" data-testid="sign-in-link">
+                Sign in
+              </Link>
+              <PasskeySignIn />
+            </div>
+          </>
+        )}
+      </section>
+      {isDemo() ? (
+        <section className="card" data-testid="demo-hint">
+          <h2>Demo mode</h2>
+          <p>
+            Sign in with the demo account <code data-testid="demo-email">{DEMO_USER.email}</code>{" "}
+            and password <code data-testid="demo-password">{DEMO_USER.password}</code>, with an
+            email link or code (read it in the{" "}
+            <Link href="/dev/mailbox" data-testid="demo-mailbox-link">
+              mailbox
+            </Link>
+            ), through the local OpenID provider, or with a passkey.
+          </p>
+        </section>
+      ) : null}
+      <section className="card">
+        <h2>Pages</h2>
+        <ul>
+          <li>
+            <Link href="/protected" data-testid="home-protected">
+              Protected by the proxy
+            </Link>
+            : <code>proxy.ts</code> checks the session before the page renders.
+          </li>
+          <li>
+            <Link href="/server" data-testid="home-server">
+              Server Component
+            </Link>
+            : the page itself calls <code>auth()</code> on the server.
+          </li>
+          <li>
+            <Link href="/profile" data-testid="home-profile">
+              Profile
+            </Link>
+            : change your display name in the session, add a passkey.
+          </li>
+          <li>
+            <Link href="/sessions" data-testid="home-sessions">
+              Your sessions
+            </Link>
+            : every browser signed in to your account; end the ones you do not recognise.
+          </li>
+          <li>
+            <Link href="/activity" data-testid="home-activity">
+              Recent security activity
+            </Link>
+            : sign-ins, failed attempts, sign-outs and ended sessions.
+          </li>
+        </ul>
+      </section>
+    </>
+  );
+}

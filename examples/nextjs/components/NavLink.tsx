@@ -1,0 +1,14 @@
+"use client";
+import Link from "next/link";
+import { usePathname } from "next/navigation";
+import type { ReactNode } from "react";
+
+/** A link of the top bar, marked `aria-current="page"` on its own page. */
+export function NavLink(props: { href: string; testId: string; children: ReactNode }) {
+  const current = usePathname() === props.href;
+  return (
+    <Link href={props.href} aria-current={current ? "page" : undefined} data-testid={props.testId}>
+      {props.children}
+    </Link>
+  );
+}
