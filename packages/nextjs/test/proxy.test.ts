@@ -114,6 +114,16 @@ describe("auth as the proxy", () => {
     expect(seen).toEqual([null, alice.email, null]);
   });
 
+  it("treats an authorized callback that answers nothing as a refusal, also around a handler", async () => {
+    const config = credentialsConfig({ callbacks: { authorized: () => undefined } });
+    const { auth } = Gatehouse(config);
+    const cookie = await signedInCookie(config);
+    expect((await auth(visit("/anything", cookie))).status).toBe(302);
+    const handler = vi.fn(() => new Response("ran"));
+    expect((await auth(handler)(visit("/anything", cookie))).status).toBe(302);
+    expect(handler).not.toHaveBeenCalled();
+  });
+
   it("fails closed on a configuration error: a protected path goes to the error page", async () => {
     const config = credentialsConfig({ protect: ["/dashboard"], secret: undefined });
     const saved = process.env.AUTH_SECRET;

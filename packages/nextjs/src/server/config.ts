@@ -17,8 +17,9 @@ export interface AuthorizedParams {
 
 /**
  * The `authorized` callback of next-auth v5, asked by the proxy (or middleware) for every
- * request it checks: `true` lets it through, `false` sends the visitor to the sign-in page with
- * `callbackUrl`, and a `Response` (a redirect, a `401`) is answered as it is.
+ * request it checks: `true` lets it through, a `Response` (a redirect, a `401`) is answered as it
+ * is, and anything else (`false`, nothing) sends the visitor to the sign-in page with
+ * `callbackUrl`.
  */
 export type AuthorizedCallback = (
   params: AuthorizedParams,

@@ -120,8 +120,8 @@ function signInPagePath(integration: IntegrationConfig): string | undefined {
  *   every path the proxy checks goes to the error page (`?error=Configuration`); otherwise a
  *   wrapped handler sees `auth: null`.
  * - A signed-out visitor of a protected path is redirected (the sign-in page with
- *   `callbackUrl` by default); then `authorized`, if set, decides: `false` is the sign-in page,
- *   a `Response` is answered.
+ *   `callbackUrl` by default); then `authorized`, if set, decides: `true` lets the request on,
+ *   a `Response` is answered, anything else (`false`, nothing) is the sign-in page.
  * - A session due for renewal (`updateAge`) is re-issued on whatever the response is.
  */
 export async function guard<R extends Request, Rest extends unknown[]>(
@@ -133,8 +133,15 @@ export async function guard<R extends Request, Rest extends unknown[]>(
 ): Promise<Response> {
   const { integration, authorized, protect } = config;
   const { prefix, core } = resolveIntegrationConfig(integration);
-  const base = publicOrigin(request, core);
   const asked = new URL(request.url);
+  let base: string;
+  try {
+    base = publicOrigin(request, core);
+  } catch {
+    // A public URL that cannot be read (a malformed AUTH_URL): the configuration is broken.
+    if (authorized || protect) return configurationError(asked.origin, prefix);
+    base = asked.origin;
+  }
   const path = asked.pathname;
   // The request as the browser made it, for core's session check (host rules, cookie names).
   const seen = new Request(new URL(`${path}${asked.search}`, base), { headers: request.headers });
@@ -164,7 +171,8 @@ export async function guard<R extends Request, Rest extends unknown[]>(
   if (authorized && !internal) {
     const verdict = await authorized({ request, auth: session });
     if (verdict instanceof Response) return withCookies(verdict, cookies);
-    if (verdict === false && path !== signInPagePath(integration)) {
+    // As in next-auth, a callback that answers nothing refuses: the proxy fails closed.
+    if (!verdict && path !== signInPagePath(integration)) {
       return withCookies(absolute(signInRedirect(seen, integration), base), cookies);
     }
   }
