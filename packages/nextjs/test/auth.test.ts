@@ -5,7 +5,7 @@
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
 import Gatehouse, { type AuthConfig, revokeUserSessions } from "@gatehousejs/nextjs";
 import { describe, expect, it, vi } from "vitest";
-import { serve } from "./next-mock.js";
+import { refusedSets, serve } from "./next-mock.js";
 import { alice, credentialsConfig, SESSION_COOKIE, signedInCookie } from "./support.js";
 
 vi.mock("next/headers", async () => (await import("./next-mock.js")).nextHeaders);
@@ -37,6 +37,8 @@ describe("auth() with no argument", () => {
     const session = await auth();
     expect(session?.user?.email).toBe(alice.email);
     expect(sets).toEqual([]);
+    // Not even tried: Next's read-only store is recognised before any set.
+    expect(refusedSets()).toBe(0);
   });
 
   it("re-issues a session due for renewal in a Server Action or Route Handler", async () => {

@@ -22,13 +22,21 @@ interface Scene {
   headers: Headers;
   writable: boolean;
   sets: SetCall[];
+  /** Calls of a read-only store's `set` (each threw, as Next's does). */
+  refused: number;
 }
 
-const scene: Scene = { headers: new Headers(), writable: false, sets: [] };
+const scene: Scene = { headers: new Headers(), writable: false, sets: [], refused: 0 };
+
+/** How many times code tried to set a cookie in a read-only (Server Component) store. */
+export function refusedSets(): number {
+  return scene.refused;
+}
 
 /** Next's read-only store: `set`, `delete` and `clear` are one function that throws. */
 function readOnlyStore() {
   const refuse = () => {
+    scene.refused++;
     throw new Error("Cookies can only be modified in a Server Action or Route Handler.");
   };
   return { get: () => undefined, getAll: () => [], set: refuse, delete: refuse, clear: refuse };
@@ -80,5 +88,6 @@ export function serve(
   scene.headers = headers;
   scene.writable = options.writable ?? false;
   scene.sets = [];
+  scene.refused = 0;
   return scene.sets;
 }
