@@ -22,7 +22,10 @@ export interface FixtureApp {
   output(): string;
 }
 
-/** Builds a fixture app if needed and starts it on a free port with `env`. */
+/**
+ * Builds a fixture app if needed and starts it on a free port with `env`. `AUTH_URL` is the
+ * app's origin unless `env` sets `AUTH_TRUST_HOST` (then the host comes from the request).
+ */
 export async function startFixture(
   app: FixtureName,
   env: Record<string, string> = {},
@@ -30,6 +33,7 @@ export async function startFixture(
   await ensureBuilt(app);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
+  const pinned = env.AUTH_TRUST_HOST ? {} : { AUTH_URL: origin };
   const child: ChildProcess = spawn(
     process.execPath,
     [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"],
@@ -39,7 +43,7 @@ export async function startFixture(
       env: nextEnv({
         NODE_ENV: "production",
         AUTH_SECRET: FIXTURE_SECRET,
-        AUTH_URL: origin,
+        ...pinned,
         ...env,
       }),
     },

@@ -14,7 +14,8 @@ let browser: Browser;
 
 beforeAll(async () => {
   if (!chromiumPath) return;
-  app = await startFixture("fixture");
+  // The host from the request (no AUTH_URL), where fixture.test.ts pins AUTH_URL.
+  app = await startFixture("fixture", { AUTH_TRUST_HOST: "true" });
   browser = await launch();
 }, 300_000);
 

@@ -14,7 +14,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let app: FixtureApp;
 
 beforeAll(async () => {
+  // No AUTH_URL here: the host is trusted (AUTH_TRUST_HOST), as on Vercel or in development.
   app = await startFixture("fixture-edge", {
+    AUTH_TRUST_HOST: "true",
     FIXTURE_MAX_AGE: "3600",
     FIXTURE_UPDATE_AGE: String(UPDATE_AGE),
   });
