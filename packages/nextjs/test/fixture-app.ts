@@ -33,7 +33,7 @@ export async function startFixture(
   await ensureBuilt(app);
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const pinned = env.AUTH_TRUST_HOST ? {} : { AUTH_URL: origin };
+  const pinned: Record<string, string> = env.AUTH_TRUST_HOST ? {} : { AUTH_URL: origin };
   const child: ChildProcess = spawn(
     process.execPath,
     [nextBin, "start", "-p", String(port), "-H", "127.0.0.1"],
