@@ -108,6 +108,20 @@ describe("signIn in a Server Action", () => {
     expect(sets.length).toBeGreaterThan(0);
   });
 
+  it("takes an OAuth provider's credentials from AUTH_<ID>_ID and AUTH_<ID>_SECRET", async () => {
+    process.env.AUTH_GITHUB_ID = "id-from-env";
+    process.env.AUTH_GITHUB_SECRET = "secret-from-env";
+    try {
+      const { signIn } = Gatehouse(credentialsConfig({ providers: [GitHub] }));
+      serve({ writable: true });
+      const location = new URL(await redirected(signIn("github", { redirectTo: "/" })));
+      expect(location.searchParams.get("client_id")).toBe("id-from-env");
+    } finally {
+      delete process.env.AUTH_GITHUB_ID;
+      delete process.env.AUTH_GITHUB_SECRET;
+    }
+  });
+
   it("adds authorization parameters to the provider's request", async () => {
     const { signIn } = Gatehouse(
       credentialsConfig({
