@@ -60,8 +60,10 @@ describe.skipIf(!chromiumPath)("the Next.js example in Chromium", { timeout: 90_
   });
 
   /** A fresh browser profile (no cookies), optionally with a virtual passkey authenticator. */
-  async function newPage(options: { authenticator?: boolean } = {}): Promise<Page> {
-    const context = await browser.newContext();
+  async function newPage(options: { authenticator?: boolean; width?: number } = {}): Promise<Page> {
+    const context = await browser.newContext(
+      options.width ? { viewport: { width: options.width, height: 844 } } : {},
+    );
     contexts.push(context);
     const page = await context.newPage();
     if (options.authenticator) await addVirtualAuthenticator(context, page);
@@ -444,6 +446,41 @@ describe.skipIf(!chromiumPath)("the Next.js example in Chromium", { timeout: 90_
     await new Promise((resolve) => setTimeout(resolve, 1050 - (Date.now() % 1000)));
     await signInWithPassword(second, "sessions-sign-in", "/sessions");
     await expect.poll(() => second.getByTestId("session-row").count()).toBe(2);
+  });
+
+  test("on a 390 px wide screen, no page scrolls sideways", async () => {
+    const page = await newPage({ width: 390 });
+    /** The page is no wider than the screen: nothing to scroll sideways. */
+    async function expectNoSidewaysScroll(): Promise<void> {
+      const { scroll, client } = await page.evaluate(() => ({
+        scroll: document.documentElement.scrollWidth,
+        client: document.documentElement.clientWidth,
+      }));
+      expect(scroll, `${page.url()} is ${scroll}px wide`).toBeLessThanOrEqual(client);
+    }
+    await open(page);
+    await expectNoSidewaysScroll();
+    await tour.click(page, "sign-in-link");
+    await onLogin(page, "/");
+    await expectNoSidewaysScroll();
+    await submitLogin(page);
+    await onPage(page, "/");
+    await expectSignedInAs(page, "Demo User");
+    for (const [link, path] of [
+      ["nav-protected", "/protected"],
+      ["nav-server", "/server"],
+      ["nav-profile", "/profile"],
+      ["nav-sessions", "/sessions"],
+      ["nav-activity", "/activity"],
+      ["nav-home", "/"],
+    ] as const) {
+      await tour.click(page, link);
+      await onPage(page, path);
+      await expectNoSidewaysScroll();
+    }
+    await tour.click(page, "demo-mailbox-link");
+    await onPage(page, "/dev/mailbox");
+    await expectNoSidewaysScroll();
   });
 
   test("an unknown page says so and leads home", async () => {
