@@ -24,6 +24,7 @@ export const PACKAGES = [
   "adapter-test",
   "hono",
   "express",
+  "nextjs",
 ];
 
 /**
