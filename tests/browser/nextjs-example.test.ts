@@ -10,7 +10,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { buildLog, ensureBuilt } from "../../examples/nextjs/scripts/build.mjs";
+import { buildLog, ensureBuilt, isBuilt } from "../../examples/nextjs/scripts/build.mjs";
 import { DEMO_ACCOUNT, type Demo, startDemo } from "../../examples/nextjs/scripts/demo.mjs";
 import { freePort } from "../support/free-port.js";
 import { addVirtualAuthenticator, chromiumPath, launch } from "./chromium.js";
@@ -67,7 +67,25 @@ describe.skipIf(!chromiumPath)("the Next.js example in Chromium", { timeout: 90_
     contexts.push(context);
     const page = await context.newPage();
     if (options.authenticator) await addVirtualAuthenticator(context, page);
+    watchConsole(page);
+    context.on("page", watchConsole);
     return page;
+  }
+
+  /**
+   * What the app's pages logged as errors or warnings (a hydration mismatch, a React warning).
+   * The browser's own line for an answer it was meant to get (a 404 page, the 401 of the sessions
+   * list signed out) is not the app's.
+   */
+  const logged: string[] = [];
+  function watchConsole(page: Page): void {
+    page.on("console", (message) => {
+      if (!["error", "warning"].includes(message.type())) return;
+      if (message.text().startsWith("Failed to load resource")) return;
+      if (!page.url().startsWith(app.url)) return;
+      logged.push(`${page.url()}: ${message.text()}`);
+    });
+    page.on("pageerror", (error) => logged.push(`${page.url()}: ${error.message}`));
   }
 
   const home = () => `${app.url}/`;
@@ -155,6 +173,9 @@ describe.skipIf(!chromiumPath)("the Next.js example in Chromium", { timeout: 90_
   test("the build is clean, and demo mode offers every sign-in method", async () => {
     const log = readFileSync(buildLog, "utf8");
     expect(log).not.toMatch(/warning/i);
+    // The stamp matches the sources: a second start builds nothing.
+    expect(isBuilt()).toBe(true);
+    expect(await ensureBuilt()).toBe(false);
     const page = await newPage();
     await open(page);
     await expectSignedOut(page);
@@ -493,8 +514,9 @@ describe.skipIf(!chromiumPath)("the Next.js example in Chromium", { timeout: 90_
   });
 
   // Last: the tests above ran in order and recorded what they saw and clicked.
-  test("every link and button the demo showed was clicked by a test", () => {
+  test("every link and button the demo showed was clicked by a test, and no page logged an error", () => {
     expect(tour.seen.size).toBeGreaterThan(20);
     expect(tour.unclicked()).toEqual([]);
+    expect(logged).toEqual([]);
   });
 });

@@ -6,9 +6,9 @@ export const DEMO_ACCOUNT: { email: string; password: string };
 export interface DemoOptions {
   /** The app's port (required: the OpenID client's redirect URIs name it). */
   port: number;
-  /** The SMTP capture's port; 0 picks a free one. Default `DEMO_SMTP_PORT` or 2525. */
+  /** The SMTP capture's port; 0 picks a free one. Default `DEMO_SMTP_PORT`, else free. */
   smtpPort?: number;
-  /** The local OpenID provider's port; 0 picks a free one. Default `DEMO_OIDC_PORT` or 3100. */
+  /** The local OpenID provider's port; 0 picks a free one. Default `DEMO_OIDC_PORT`, else free. */
   oidcPort?: number;
   /** Where PGlite and the mailbox live. Default `.data` in the example. */
   dataDir?: string;

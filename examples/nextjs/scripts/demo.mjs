@@ -30,8 +30,9 @@ async function waitUntilServing(url, child, timeoutMs) {
 }
 
 /**
- * Starts the demo. Ports default to the environment (`PORT`, `DEMO_SMTP_PORT`,
- * `DEMO_OIDC_PORT`); 0 picks a free one (not for the app: its port must be known up front).
+ * Starts the demo. The SMTP capture and the OpenID provider listen on free ports unless
+ * `DEMO_SMTP_PORT` / `DEMO_OIDC_PORT` (or the options) name one; the app's port is always given
+ * (the OpenID client's redirect URIs name it).
  * @param {import("./demo.d.mts").DemoOptions} options
  * @returns {Promise<import("./demo.d.mts").Demo>}
  */
@@ -57,7 +58,7 @@ export async function startDemo(options) {
     const services = { smtp: env.EMAIL_SERVER ? "configured" : "", oidc: "" };
     if (!env.EMAIL_SERVER) {
       const smtp = await startSmtpCapture({
-        port: options.smtpPort ?? Number(env.DEMO_SMTP_PORT ?? 2525),
+        port: options.smtpPort ?? Number(env.DEMO_SMTP_PORT ?? 0),
         mailbox: appEnv.DEMO_MAILBOX_DIR,
       });
       closers.push(smtp.close);
@@ -66,7 +67,7 @@ export async function startDemo(options) {
     }
     if (!env.AUTH_OIDC_ISSUER) {
       const oidc = await startOidcProvider({
-        port: options.oidcPort ?? Number(env.DEMO_OIDC_PORT ?? 3100),
+        port: options.oidcPort ?? Number(env.DEMO_OIDC_PORT ?? 0),
         appPort: options.port,
       });
       closers.push(oidc.close);

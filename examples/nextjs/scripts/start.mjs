@@ -67,7 +67,7 @@ try {
 } catch (error) {
   console.error(`Could not start the demo: ${error.message}`);
   if (error.code === "EADDRINUSE")
-    console.error("A port is taken: set PORT, DEMO_SMTP_PORT or DEMO_OIDC_PORT.");
+    console.error("A port is taken: set PORT (or DEMO_SMTP_PORT, DEMO_OIDC_PORT).");
   process.exit(1);
 }
 
