@@ -54,6 +54,32 @@ describe("auth as the proxy", () => {
     expect(passedOn(await auth(visit("/administrator")))).toBe(true);
   });
 
+  it("answers a prefetch of a protected path with an empty 204, never the sign-in redirect", async () => {
+    // Following the redirect would load the sign-in page, which records its callbackUrl in a
+    // cookie: a prefetched link would decide where a sign-in elsewhere on the site lands.
+    const { auth } = Gatehouse(
+      credentialsConfig({ protect: ["/dashboard"], callbacks: { authorized: () => false } }),
+    );
+    for (const headers of [
+      { "next-router-prefetch": "1", rsc: "1" },
+      { "sec-purpose": "prefetch" },
+      { purpose: "prefetch" },
+    ]) {
+      const request = visit("/dashboard");
+      for (const [name, value] of Object.entries(headers)) request.headers.set(name, value);
+      const response = await auth(request);
+      expect(response.status).toBe(204);
+      expect(response.headers.get("location")).toBeNull();
+      expect(response.headers.get("cache-control")).toBe("no-store");
+    }
+    // The authorized callback's refusal too, on a path protect does not list.
+    const other = visit("/settings");
+    other.headers.set("next-router-prefetch", "1");
+    expect((await auth(other)).status).toBe(204);
+    // The click itself still goes to sign in.
+    expect((await auth(visit("/dashboard"))).status).toBe(302);
+  });
+
   it("checks the session itself, not the cookie's presence: a forged cookie is refused and cleared", async () => {
     const { auth } = Gatehouse(credentialsConfig({ protect: ["/dashboard"] }));
     const response = await auth(visit("/dashboard", "not-a-session"));

@@ -100,6 +100,31 @@ function withCookies(response: Response, cookies: readonly string[]): Response {
 /** `NextResponse.next()`: let the request through to its page. */
 type PassOn = () => Response;
 
+/**
+ * Whether the browser only prefetches this page (Next.js's router, or a `<link rel=prefetch>`):
+ * nobody is visiting it yet.
+ */
+function isPrefetch(headers: Headers): boolean {
+  if (headers.has("next-router-prefetch")) return true;
+  const purpose = `${headers.get("sec-purpose") ?? ""} ${headers.get("purpose") ?? ""}`;
+  return purpose.includes("prefetch");
+}
+
+/**
+ * The answer to a signed-out visitor the proxy sends to sign in: the redirect, except to a
+ * prefetch, which gets an empty `204`. Following the redirect would load the sign-in page, whose
+ * GET records its `callbackUrl` in a cookie: a link to a protected page, prefetched while the
+ * user signs in elsewhere on the site, would then decide where that sign-in lands. A real visit
+ * (the click) still gets the redirect.
+ */
+function toSignIn(request: Request, redirect: Response, cookies: readonly string[]): Response {
+  if (!isPrefetch(request.headers)) return withCookies(redirect, cookies);
+  return withCookies(
+    new Response(null, { status: 204, headers: { "cache-control": "no-store" } }),
+    cookies,
+  );
+}
+
 /** The path of the sign-in page the app configured (`pages.signIn`), if any. */
 function signInPagePath(integration: IntegrationConfig): string | undefined {
   const page = integration.pages?.signIn;
@@ -121,7 +146,8 @@ function signInPagePath(integration: IntegrationConfig): string | undefined {
  *   wrapped handler sees `auth: null`.
  * - A signed-out visitor of a protected path is redirected (the sign-in page with
  *   `callbackUrl` by default); then `authorized`, if set, decides: `true` lets the request on,
- *   a `Response` is answered, anything else (`false`, nothing) is the sign-in page.
+ *   a `Response` is answered, anything else (`false`, nothing) is the sign-in page. A prefetch
+ *   is answered `204` instead of either redirect (see {@link toSignIn}).
  * - A session due for renewal (`updateAge`) is re-issued on whatever the response is.
  */
 export async function guard<R extends Request, Rest extends unknown[]>(
@@ -166,14 +192,14 @@ export async function guard<R extends Request, Rest extends unknown[]>(
   if (broken && !internal && (authorized || protect)) return configurationError(base, prefix);
   if (!session?.user && protect && !internal) {
     const denied = await protectedAnswer(seen, integration, protect);
-    if (denied) return withCookies(absolute(denied, base), cookies);
+    if (denied) return toSignIn(request, absolute(denied, base), cookies);
   }
   if (authorized && !internal) {
     const verdict = await authorized({ request, auth: session });
     if (verdict instanceof Response) return withCookies(verdict, cookies);
     // As in next-auth, a callback that answers nothing refuses: the proxy fails closed.
     if (!verdict && path !== signInPagePath(integration)) {
-      return withCookies(absolute(signInRedirect(seen, integration), base), cookies);
+      return toSignIn(request, absolute(signInRedirect(seen, integration), base), cookies);
     }
   }
   let response: Response | undefined | void;
