@@ -77,6 +77,24 @@ function redirectedTo(response: Response): URL {
   return new URL(response.headers.get("location")!, app.origin);
 }
 
+it("the fixture installs every runtime dependency of core, at a version core accepts", () => {
+  // The tarball of core is unpacked without its dependencies: the fixture's own package.json
+  // must list them, and a dependency core gains must be added there too.
+  const read = (path: string) =>
+    JSON.parse(readFileSync(path, "utf8")) as { dependencies: Record<string, string> };
+  const core = read(join(import.meta.dirname, "..", "..", "core", "package.json")).dependencies;
+  const fixture = read(join(appDir, "package.json")).dependencies;
+  for (const [name, range] of Object.entries(core)) {
+    expect(fixture[name], name).toBeDefined();
+    // Core's ranges are carets on the version the fixture pins: the same major, not older.
+    const wanted = range.replace(/^\^/, "").split(".").map(Number);
+    const pinned = fixture[name]!.split(".").map(Number);
+    expect(pinned[0], name).toBe(wanted[0]);
+    const older = pinned[1]! < wanted[1]! || (pinned[1] === wanted[1] && pinned[2]! < wanted[2]!);
+    expect(older, `${name} ${fixture[name]} is older than ${range}`).toBe(false);
+  }
+});
+
 describe("Next.js 15 with middleware.js on the edge runtime", { timeout: 60_000 }, () => {
   it("runs on Next.js 15.5 from the fixture's own install, with Gatehouse from the tarballs", (ctx) => {
     if (unavailable) return ctx.skip(unavailable);
