@@ -546,6 +546,20 @@ describe.skipIf(!chromiumPath)("the SolidStart example in Chromium", { timeout: 
     await submitPassword(page);
     await page.waitForURL(at("/account"));
     expect(await page.getByTestId("account-email").textContent()).toBe(DEMO_ACCOUNT.email);
+    // Its passkeys, added by the tests above, are listed; its proven address is another way in,
+    // so one can be removed (the rules are tests/browser/passkeys-remove.test.ts).
+    const passkeys = page.getByTestId("passkey-row");
+    await expect.poll(() => passkeys.count()).toBeGreaterThan(0);
+    for (let left = await passkeys.count(); left > 0; left--) {
+      await tour.click(page, "passkey-remove");
+      await expect.poll(() => passkeys.count()).toBe(left - 1);
+    }
+    // None left: the page offers to add one on the profile page, and the way back is the menu.
+    await tour.click(page, "passkeys-add");
+    await page.waitForURL(at("/profile"));
+    await tour.click(page, "nav-home");
+    await tour.click(page, "home-account");
+    await page.waitForURL(at("/account"));
     // The demo account has no password: a fresh sign-in is its proof, and the field stays empty.
     await page.getByTestId("account-new-email").fill(DEMO_ACCOUNT.email);
     await tour.click(page, "account-change-email");

@@ -65,7 +65,11 @@ function Passkeys() {
         </Match>
         <Match when={passkeys()?.length === 0}>
           <p class="muted" data-testid="passkeys-none">
-            Your account has no passkey. <A href="/profile">Add one on your profile</A>.
+            Your account has no passkey.{" "}
+            <A href="/profile" data-testid="passkeys-add">
+              Add one on your profile
+            </A>
+            .
           </p>
         </Match>
         <Match when={passkeys()}>
