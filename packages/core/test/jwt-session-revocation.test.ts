@@ -112,6 +112,25 @@ describe("instant revocation of JWT sessions", () => {
     expect(await laptop.session()).toMatchObject({ user: { email: users.alice.email } });
   });
 
+  test("a sign-in in the same second as 'sign out everywhere' keeps its session; the old ones stay ended", async () => {
+    const { browser, config } = setup();
+    // Mid-second, and the clock stands still: revocation and sign-in fall in one second.
+    vi.useFakeTimers({ toFake: ["Date"], now: Math.floor(Date.now() / 1000) * 1000 + 400 });
+    const before = await browser().signIn("alice");
+    await revokeUserSessions(config, users.alice.id);
+    expect(await before.session()).toBeNull();
+    const after = await browser().signIn("alice");
+    expect(await after.session()).toMatchObject({ user: { email: users.alice.email } });
+    // Its sign-in time reads as after the revocation's second, which the old session's does not.
+    const token = await tokenOf(after);
+    expect(token.auth_time).toBe(Math.floor(Date.now() / 1000) + 1);
+    expect(await before.session()).toBeNull();
+    // Far from any revocation, the sign-in time is the time of the sign-in.
+    vi.setSystemTime(Date.now() + 5_000);
+    const later = await tokenOf(await browser().signIn("alice"));
+    expect(later.auth_time).toBe(Math.floor(Date.now() / 1000));
+  });
+
   test("getSession on the server sees the revocation too, and deletes the cookie", async () => {
     const { browser, config } = setup();
     const alice = await browser().signIn("alice");

@@ -16,6 +16,13 @@ export interface SessionOrigin {
 export interface SessionGuard {
   /** Whether the token's session was ended. Throws when that cannot be known (checks fail closed). */
   isRevoked(token: JWT): Promise<boolean>;
+  /**
+   * The sign-in time (`auth_time`, seconds) of a session being issued now to `userId` with
+   * `sessionId`: `now`, unless a revocation of every session of the user fell in this same
+   * second, which a session starting at `now` would read as having come after it; then the next
+   * second, since this session is issued after that revocation.
+   */
+  sessionStart?(userId: string, sessionId: string, now: number): Promise<number>;
   /** A token was issued or re-issued with this expiry (`origin` at sign-in only). */
   issued(ctx: Context, token: JWT, expires: Date, origin?: SessionOrigin): Promise<void>;
   /**

@@ -154,14 +154,17 @@ export async function issueJwtSession(
   },
 ): Promise<Cookie[]> {
   const { user, account, profile, isNewUser } = params;
-  const session: JWT = {
-    sid: params.sessionId ?? newSessionId(),
-    auth_time: Math.floor(Date.now() / 1000),
-  };
+  const { sessionClaims, sessionGuard } = partsOf(ctx.config);
+  const sid = params.sessionId ?? newSessionId();
+  const now = Math.floor(Date.now() / 1000);
+  const start =
+    sessionGuard?.sessionStart && typeof user.id === "string"
+      ? await sessionGuard.sessionStart(user.id, sid, now)
+      : now;
+  const session: JWT = { sid, auth_time: start };
   // What the sign-in proved, as OpenID Connect's `amr` (step-up reads it: requireRecentAuth).
   if (params.factors && params.factors.length > 0) session.amr = [...params.factors];
   const initial: JWT = { name: user.name, email: user.email, picture: user.image, sub: user.id };
-  const { sessionClaims, sessionGuard } = partsOf(ctx.config);
   for (const claims of sessionClaims) Object.assign(initial, claims(ctx.config, { account }));
   const token = await ctx.config.callbacks.jwt({
     token: { ...initial, ...session },

@@ -30,6 +30,8 @@ function lazyGuard(options: RevocationOptions): SessionGuard {
   };
   return {
     isRevoked: async (token) => (guard ?? (await ready())).isRevoked(token),
+    sessionStart: async (userId, sessionId, now) =>
+      (guard ?? (await ready())).sessionStart?.(userId, sessionId, now) ?? now,
     issued: async (ctx, token, expires, origin) =>
       (guard ?? (await ready())).issued(ctx, token, expires, origin),
     signedOut: async (ctx, token, deadline) =>

@@ -123,10 +123,33 @@ async function revokeOwnToken(
   forgetCachedChecks(store);
 }
 
+/**
+ * The sign-in time of a new session: `now`, or `now + 1` when the store already counts a session
+ * of the user starting at `now` as revoked. Epochs are whole seconds, so a session issued in the
+ * second of a revocation of every session of the user (a password reset, a change of address,
+ * "sign out everywhere", then signing in again at once) would otherwise be born revoked. The
+ * revocation was written before this check, so this session comes after it; a session issued
+ * before it keeps its own earlier `auth_time` and stays revoked. A store that cannot answer
+ * leaves `now`: the sign-in goes on as before.
+ */
+async function sessionStart(
+  store: RevocationStore,
+  userId: string,
+  sessionId: string,
+  now: number,
+): Promise<number> {
+  try {
+    return (await store.check({ userId, sessionId, issuedAt: now })) ? now + 1 : now;
+  } catch {
+    return now;
+  }
+}
+
 /** The revocation store as the JWT session's guard (./guard.ts). */
 export function revocationGuard(options: RevocationOptions): SessionGuard {
   return {
     isRevoked: (token) => isRevoked(options, token),
+    sessionStart: (userId, sessionId, now) => sessionStart(options.store, userId, sessionId, now),
     issued: (ctx, token, expires, origin) => recordJwtSession(ctx, token, expires, origin),
     signedOut: (ctx, token, deadline) => revokeOwnToken(ctx, options.store, token, deadline),
   };
