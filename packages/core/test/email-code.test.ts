@@ -240,6 +240,33 @@ describe("redeeming a code", () => {
     expect(link.headers.get("location")).toBe(`${ORIGIN}/auth/error?error=Verification`);
   });
 
+  test("a sign-in page visited while the code is on its way (a router's prefetch) does not move where it lands", async () => {
+    const world = setup();
+    const jar = new Jar();
+    const { mail } = await ask(world, jar, "alice@example.com", "/welcome");
+    // A prefetched link to a protected page is redirected to the sign-in page, whose callbackUrl
+    // rewrites the callback-url cookie in this browser.
+    const visit = await send(world.config, jar, "/auth/signin?callbackUrl=%2Fadmin");
+    expect(visit.status).toBe(200);
+    expect(setCookies(visit).get("authjs.callback-url")?.value).toBe(`${ORIGIN}/admin`);
+    const answer = await typeCode(world, jar, mail.code!);
+    expect(answer.headers.get("location")).toBe(`${ORIGIN}/welcome`);
+  });
+
+  test("a callbackUrl posted with the code still decides where it lands", async () => {
+    const world = setup();
+    const jar = new Jar();
+    const { mail } = await ask(world, jar, "alice@example.com", "/welcome");
+    const answer = await send(world.config, jar, "/auth/callback/email", {
+      form: {
+        csrfToken: await csrfToken(world.config, jar),
+        code: mail.code!,
+        callbackUrl: "/next",
+      },
+    });
+    expect(answer.headers.get("location")).toBe(`${ORIGIN}/next`);
+  });
+
   test("with X-Auth-Return-Redirect: 200 { url } for the right code and for a wrong one", async () => {
     const world = setup();
     const jar = new Jar();

@@ -138,9 +138,12 @@ export async function emailCallback(
       // A hostile callbackUrl is refused before the code is spent.
       const callbackUrl = await ctx.callbackUrl();
       const outcome = await (await import("./code-callback.js")).redeemCode(ctx, provider);
-      if ("identifier" in outcome)
-        return finishSignIn(ctx, provider, outcome.identifier, callbackUrl);
-      return outcome;
+      if (!("identifier" in outcome)) return outcome;
+      // Unless this post names where to go, the sign-in lands where it was headed when the code
+      // was sent: the callback-url cookie may have been rewritten since (a prefetched page).
+      const named = body.callbackUrl ?? ctx.req.query.callbackUrl;
+      const landing = named ? callbackUrl : (outcome.callbackUrl ?? callbackUrl);
+      return finishSignIn(ctx, provider, outcome.identifier, landing);
     }
   } else if (provider.confirm !== false) {
     return confirmPage(ctx, provider);

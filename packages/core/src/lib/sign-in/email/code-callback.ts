@@ -91,7 +91,7 @@ async function countTry(ctx: Context, binding: CodeBinding): Promise<number | nu
 export async function redeemCode(
   ctx: Context,
   provider: EmailInternalProvider,
-): Promise<{ identifier: string } | ResponseInternal> {
+): Promise<{ identifier: string; callbackUrl?: string } | ResponseInternal> {
   const shape = codeShape(provider);
   if (!shape) return refuse(ctx, provider, "code_unusable", "This email provider sends no codes");
   const binding = await openBinding(ctx, provider.id);
@@ -137,5 +137,7 @@ export async function redeemCode(
   }
   // One email, one sign-in: its link stops working too.
   await adapter.useVerificationToken({ identifier: binding.identifier, token: binding.linkHash });
-  return { identifier: found.identifier };
+  return binding.callbackUrl === undefined
+    ? { identifier: found.identifier }
+    : { identifier: found.identifier, callbackUrl: binding.callbackUrl };
 }

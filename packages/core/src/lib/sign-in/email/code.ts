@@ -128,6 +128,12 @@ export interface CodeBinding {
   linkHash: string;
   /** When the code ends, in milliseconds since the epoch. */
   expires: number;
+  /**
+   * Where the sign-in lands, resolved when the code was sent (as the mailed link carries it), so
+   * a later visit to a sign-in page (a router's prefetch of a protected page, another tab) that
+   * rewrites the callback-url cookie does not move it.
+   */
+  callbackUrl?: string;
 }
 
 interface SealedBinding {
@@ -137,6 +143,7 @@ interface SealedBinding {
   h: string;
   l: string;
   x: number;
+  c?: string;
 }
 
 /** The cookie that binds a code to this browser, for the link's lifetime. */
@@ -153,6 +160,10 @@ export async function sealBinding(
     h: binding.codeHash,
     l: binding.linkHash,
     x: binding.expires,
+    // A landing too long for a cookie beside the rest is left to the callback-url cookie.
+    ...(binding.callbackUrl === undefined || binding.callbackUrl.length > 1024
+      ? {}
+      : { c: binding.callbackUrl }),
   };
   const value = await encode({ token, secret: ctx.config.secrets, salt: name, maxAge });
   return {
@@ -201,6 +212,7 @@ export async function openBinding(
     codeHash: claims.h,
     linkHash: claims.l,
     expires: claims.x,
+    ...(typeof claims.c === "string" ? { callbackUrl: claims.c } : {}),
   };
 }
 

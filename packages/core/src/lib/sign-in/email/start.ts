@@ -99,6 +99,7 @@ export async function emailSignIn(
       codeHash: hash,
       linkHash: stored.token,
       expires: expires.valueOf(),
+      callbackUrl,
     };
     ctx.setCookies.push(await sealBinding(ctx, binding, maxAge));
   }
