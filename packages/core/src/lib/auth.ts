@@ -129,9 +129,10 @@ async function errorRedirect(ctx: Context, error: AuthError): Promise<ResponseIn
 
 /**
  * Over a rate limit: `429` with `Retry-After` for `fetch` callers (`X-Auth-Return-Redirect`), JSON
- * clients (`Accept: application/json` without HTML) and the WebAuthn options; a browser form goes
- * back to the sign-in page with `error=RateLimited` and the wait in `code`. Raw mode answers the
- * same: the limit is part of the protocol, not a failure for the framework to handle.
+ * clients (`Accept: application/json` without HTML) and routes only scripts call (the WebAuthn
+ * options: `calledByScripts`); a browser form goes back to the sign-in page with
+ * `error=RateLimited` and the wait in `code`. Raw mode answers the same: the limit is part of the
+ * protocol, not a failure for the framework to handle.
  */
 async function rateLimitedAnswer(
   ctx: Context,
@@ -141,8 +142,9 @@ async function rateLimitedAnswer(
   const retryAfter = String(error.retryAfter);
   const accept = ctx.req.headers.get("accept") ?? "";
   const wantsJson = accept.includes("application/json") && !accept.includes("text/html");
-  const jsonRoute = routeNamed(ctx.req.action)?.jsonErrors === true && readsJson(ctx.req);
-  if (returnRedirect || wantsJson || jsonRoute || ctx.req.action === "webauthn-options") {
+  const route = routeNamed(ctx.req.action);
+  const jsonRoute = route?.jsonErrors === true && readsJson(ctx.req);
+  if (returnRedirect || wantsJson || jsonRoute || route?.calledByScripts === true) {
     const message = `Too many attempts. Try again in ${retryAfter} seconds.`;
     const body = { error: "RateLimited", message, retryAfter: error.retryAfter };
     return jsonResult(body, 429, { ...noStore, "Retry-After": retryAfter });

@@ -44,6 +44,12 @@ export interface RouteDeclaration<Name extends string = string> {
    * JSON API, as the password routes are) answer every refusal the same way.
    */
   jsonErrors?: boolean;
+  /**
+   * Only scripts call this route (a ceremony's options, never a form or a navigation): over a
+   * rate limit it answers `429` JSON with `Retry-After` whatever the request's `Accept`, since no
+   * page would show a redirect. Its other errors answer as the protocol says.
+   */
+  calledByScripts?: boolean;
   /** The action, imported by the route's first request (or at load for the session routes). */
   load: () => Action | Promise<Action>;
 }

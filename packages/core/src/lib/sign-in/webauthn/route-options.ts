@@ -13,6 +13,7 @@ export default defineRoute({
   provider: "required",
   providerTypes: ["webauthn"],
   csrf: "none",
+  calledByScripts: true,
   load: () => async (ctx) => {
     const provider = ctx.requireProvider();
     const answer = (await methodFor(provider))?.routes?.["webauthn-options"];
