@@ -9,6 +9,8 @@ import Credentials from "@gatehousejs/core/providers/credentials";
 import Nodemailer from "@gatehousejs/core/providers/nodemailer";
 import OIDC from "@gatehousejs/core/providers/oidc";
 import Passkey from "@gatehousejs/core/providers/passkey";
+import Password from "@gatehousejs/core/providers/password";
+import TwoFactor from "@gatehousejs/core/two-factor";
 import Gatehouse, { type GatehouseConfig } from "@gatehousejs/nextjs";
 import { PostgresAdapter } from "@gatehousejs/pg-adapter";
 import { db, revocationStore, securityEventStore } from "./lib/db";
@@ -62,6 +64,9 @@ function providers(): GatehouseConfig["providers"] {
     // the "check your email" page, in the browser that asked for it. EMAIL_SERVER says where
     // the mail goes: the demo's SMTP capture, or your server.
     Nodemailer({ name: "Email link", code: true }),
+    // Accounts people make themselves: sign-up with a proven address, reset and change, the
+    // hash in the adapter's accounts table. Its mail goes where the email link's does.
+    Password({ name: "Password account" }),
   ];
   // The local OpenID provider in demo mode, or a real one configured the same way.
   if (process.env.AUTH_OIDC_ISSUER) {
@@ -82,6 +87,10 @@ export const authConfig = {
   securityLog: { store: securityEventStore, retentionDays: 90 },
   experimental: { enableWebAuthn: true },
   providers: providers(),
+  // Two-factor sign-in, set up on the app's /two-factor page: after a password, an email link or
+  // a code, a user who turned it on is asked for a code (or a backup code) on the built-in
+  // challenge page before any session exists.
+  twoFactor: TwoFactor({ issuer: "Gatehouse demo" }),
   theme: { brandColor: BRAND.color, logo: BRAND.logo, buttonText: "#ffffff" },
   callbacks: {
     jwt({ token, trigger, session }) {

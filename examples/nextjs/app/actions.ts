@@ -1,7 +1,7 @@
 "use server";
 /**
- * The app's Server Actions: sign in with a form (the demo account, an email link, the OpenID
- * provider) and sign out. Next.js checks the origin of every Server Action, so no CSRF token is
+ * The app's Server Actions: sign in with a form (the demo account, a password account, an email
+ * link, the OpenID provider) and sign out. Next.js checks the origin of every Server Action, so no CSRF token is
  * needed; `signIn` and `signOut` of auth.ts set the cookies and redirect.
  */
 import { AuthError, CredentialsSignin } from "@gatehousejs/nextjs";
@@ -32,6 +32,25 @@ export async function signInWithPassword(form: FormData): Promise<void> {
   } catch (error) {
     // A refused sign-in is thrown here; Next's own redirect (the success) must go on.
     if (error instanceof CredentialsSignin) refused("CredentialsSignin", callbackUrl);
+    if (error instanceof AuthError) refused(error.type, callbackUrl);
+    throw error;
+  }
+}
+
+/**
+ * A password account (made with "Create an account"): the Password provider checks it. A wrong
+ * password throws `CredentialsSignin`, an address not yet confirmed `EmailNotVerified`; with
+ * two-factor sign-in on, the browser goes to the challenge page before any session exists.
+ */
+export async function signInWithPasswordAccount(form: FormData): Promise<void> {
+  const callbackUrl = backTo(form.get("callbackUrl"));
+  try {
+    await signIn("password", {
+      email: form.get("email"),
+      password: form.get("password"),
+      redirectTo: callbackUrl,
+    });
+  } catch (error) {
     if (error instanceof AuthError) refused(error.type, callbackUrl);
     throw error;
   }

@@ -39,11 +39,20 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 <NavLink href="/profile" testId="nav-profile">
                   Profile
                 </NavLink>
+                <NavLink href="/account" testId="nav-account">
+                  Account
+                </NavLink>
+                <NavLink href="/two-factor" testId="nav-two-factor">
+                  Two-factor
+                </NavLink>
                 <NavLink href="/sessions" testId="nav-sessions">
                   Sessions
                 </NavLink>
                 <NavLink href="/activity" testId="nav-activity">
                   Activity
+                </NavLink>
+                <NavLink href="/provider-token" testId="nav-provider-token">
+                  Provider token
                 </NavLink>
               </nav>
             </header>

@@ -1,15 +1,21 @@
 import Link from "next/link";
 import { auth } from "@/auth";
+import { FederatedSignOutButton } from "@/components/FederatedSignOutButton";
 import { PasskeySignIn } from "@/components/PasskeySignIn";
 import { SignOutButton } from "@/components/SignOutButton";
 import { When } from "@/components/When";
 import { DEMO_USER } from "@/lib/db";
 import { isDemo } from "@/lib/env";
+import { signedInWith } from "@/lib/session-info";
 
-/** The home page, a Server Component: the session from `auth()`, and every page of the demo. */
+/**
+ * The home page, a Server Component: the session from `auth()` and how it signed in (its record
+ * in the sessions list), and every page of the demo.
+ */
 export default async function Home() {
   const session = await auth();
   const user = session?.user;
+  const how = user ? await signedInWith("/") : null;
   return (
     <>
       <h1>Gatehouse × Next.js</h1>
@@ -27,6 +33,12 @@ export default async function Home() {
                   (<span data-testid="session-email">{user.email}</span>)
                 </>
               ) : null}
+              {how?.method ? (
+                <>
+                  {" "}
+                  with <span data-testid="session-method">{how.method}</span>
+                </>
+              ) : null}
             </p>
             {session.expires ? (
               <p className="muted">
@@ -35,6 +47,7 @@ export default async function Home() {
             ) : null}
             <div className="actions">
               <SignOutButton />
+              {how?.federated ? <FederatedSignOutButton /> : null}
             </div>
           </>
         ) : (
@@ -44,6 +57,14 @@ export default async function Home() {
               <Link className="button" href="/login" data-testid="sign-in-link">
                 Sign in
               </Link>
+              {/* The built-in sign-up page of the auth route: a plain link loads it. */}
+              <a
+                className="button secondary"
+                href="/api/auth/signup/password?callbackUrl=%2F"
+                data-testid="home-sign-up"
+              >
+                Create an account
+              </a>
               <PasskeySignIn />
             </div>
           </>
@@ -55,7 +76,8 @@ export default async function Home() {
           <p>
             Sign in with the demo account <code data-testid="demo-email">{DEMO_USER.email}</code>{" "}
             and password <code data-testid="demo-password">{DEMO_USER.password}</code>, with an
-            email link or code (read it in the{" "}
+            account of your own ("Create an account": its confirmation link arrives in the mailbox),
+            with an email link or code (read it in the{" "}
             <Link href="/dev/mailbox" data-testid="demo-mailbox-link">
               mailbox
             </Link>
@@ -86,6 +108,25 @@ export default async function Home() {
             : change your display name in the session, add a passkey.
           </li>
           <li>
+            <Link href="/account" data-testid="home-account">
+              Account
+            </Link>
+            : change your email address, set or remove a password.
+          </li>
+          <li>
+            <Link href="/change-password" data-testid="home-change-password">
+              Change password
+            </Link>
+            : for an account made with "Create an account"; every other browser signed in to it is
+            signed out.
+          </li>
+          <li>
+            <Link href="/two-factor" data-testid="home-two-factor">
+              Two-factor sign-in
+            </Link>
+            : an authenticator app's codes after the password, backup codes, trusted browsers.
+          </li>
+          <li>
             <Link href="/sessions" data-testid="home-sessions">
               Your sessions
             </Link>
@@ -96,6 +137,13 @@ export default async function Home() {
               Recent security activity
             </Link>
             : sign-ins, failed attempts, sign-outs and ended sessions.
+          </li>
+          <li>
+            <Link href="/provider-token" data-testid="home-provider-token">
+              Provider token
+            </Link>
+            : the OpenID provider's userinfo, called on the server with{" "}
+            <code>getAccessToken()</code> (renewed when it expires).
           </li>
         </ul>
       </section>

@@ -10,6 +10,11 @@ export interface DemoOptions {
   smtpPort?: number;
   /** The local OpenID provider's port; 0 picks a free one. Default `DEMO_OIDC_PORT`, else free. */
   oidcPort?: number;
+  /**
+   * Lifetime (seconds) of the local OpenID provider's access tokens. Default 600; shorter makes
+   * the provider-token page renew its token sooner.
+   */
+  oidcAccessTokenTtl?: number;
   /** Where PGlite and the mailbox live. Default `.data` in the example. */
   dataDir?: string;
   /** Environment on top of `process.env`; `undefined` removes a variable. */

@@ -69,6 +69,7 @@ export async function startDemo(options) {
       const oidc = await startOidcProvider({
         port: options.oidcPort ?? Number(env.DEMO_OIDC_PORT ?? 0),
         appPort: options.port,
+        accessTokenTtl: options.oidcAccessTokenTtl,
       });
       closers.push(oidc.close);
       appEnv.AUTH_OIDC_ISSUER = oidc.issuer;

@@ -1,9 +1,15 @@
 import { auth } from "@/auth";
 import { PasskeySignIn } from "@/components/PasskeySignIn";
-import { signInWithEmail, signInWithOidc, signInWithPassword } from "../actions";
+import {
+  signInWithEmail,
+  signInWithOidc,
+  signInWithPassword,
+  signInWithPasswordAccount,
+} from "../actions";
 
 const ERRORS: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
+  EmailNotVerified: "Confirm your address first: open the link we emailed you.",
   RateLimited: "Too many attempts. Wait a little and try again.",
 };
 
@@ -72,6 +78,51 @@ export default async function Login({
             Sign in with password
           </button>
         </form>
+      </section>
+      <section className="card">
+        <h2>An account you created</h2>
+        <form className="stack" action={signInWithPasswordAccount}>
+          <input type="hidden" name="callbackUrl" value={callbackUrl} />
+          <label>
+            Email
+            <input
+              name="email"
+              type="email"
+              autoComplete="username"
+              required
+              data-testid="login-account-email"
+            />
+          </label>
+          <label>
+            Password
+            <input
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              data-testid="login-account-password"
+            />
+          </label>
+          <button type="submit" data-testid="login-account-submit">
+            Sign in to your account
+          </button>
+        </form>
+        <p>
+          {/* The auth route's built-in pages: plain links load them from the server. */}
+          <a
+            href={`/api/auth/signup/password?${new URLSearchParams({ callbackUrl })}`}
+            data-testid="login-sign-up"
+          >
+            Create an account
+          </a>{" "}
+          ·{" "}
+          <a
+            href={`/api/auth/forgot-password/password?${new URLSearchParams({ callbackUrl })}`}
+            data-testid="login-forgot-password"
+          >
+            Forgot your password?
+          </a>
+        </p>
       </section>
       <section className="card">
         <h2>Email link or code</h2>
