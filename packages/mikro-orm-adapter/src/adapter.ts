@@ -16,10 +16,10 @@ import type {
   RequiredEntityData,
 } from "@mikro-orm/core";
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { EmailKey } from "./columns.js";
 import {
   type Account,
   type Authenticator,
-  EmailKey,
   gatehouseEntities,
   type Session,
   type User,

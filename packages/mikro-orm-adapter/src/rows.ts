@@ -4,7 +4,7 @@
  * carries them and come back in the rows the adapter returns.
  */
 import type { EntityMetadata } from "@mikro-orm/core";
-import { EmailKey } from "./entities.js";
+import { EmailKey } from "./columns.js";
 
 type Fields = Record<string, unknown>;
 
