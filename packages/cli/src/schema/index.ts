@@ -3,6 +3,8 @@
  * No Node-only imports: adapters' tests and browsers' bundlers can load it.
  * @module
  */
+
+export { type DrizzleOptions, drizzleSchema } from "./drizzle.js";
 export {
   ALL_FEATURES,
   FEATURE_NAMES,
@@ -18,6 +20,7 @@ export {
   type Table,
   tablesFor,
 } from "./model.js";
+export { type PrismaOptions, prismaSchema } from "./prisma.js";
 export {
   addColumnSql,
   columnSql,

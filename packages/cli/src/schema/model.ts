@@ -49,6 +49,10 @@ export interface Index {
 /** One table. */
 export interface Table {
   readonly name: string;
+  /** The name of its Drizzle table export (`verificationTokens`). */
+  readonly exportName: string;
+  /** The name of its Prisma model (`VerificationToken`). */
+  readonly model: string;
   /** The feature that needs the table. */
   readonly feature: keyof SchemaFeatures;
   readonly columns: readonly Column[];
@@ -78,6 +82,8 @@ const recordColumns = (): Column[] => [
 export const TABLES: readonly Table[] = [
   {
     name: "users",
+    exportName: "users",
+    model: "User",
     feature: "adapter",
     description: "People who sign in.",
     columns: [
@@ -95,6 +101,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "accounts",
+    exportName: "accounts",
+    model: "Account",
     feature: "adapter",
     description: "The ways a user signs in (OAuth accounts, email, passkeys, passwords).",
     columns: [
@@ -129,6 +137,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "account_locks",
+    exportName: "accountLocks",
+    model: "AccountLock",
     feature: "tokenRefresh",
     description: "Short cross-process locks around a provider token refresh.",
     columns: [str("key", false), str("holder", false), time("expires", false)],
@@ -137,6 +147,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "sessions",
+    exportName: "sessions",
+    model: "Session",
     feature: "databaseSessions",
     description: "Database sessions and their records.",
     columns: [
@@ -161,6 +173,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "verification_tokens",
+    exportName: "verificationTokens",
+    model: "VerificationToken",
     feature: "email",
     description: "Magic link and sign-in code tokens (hashed).",
     columns: [
@@ -175,6 +189,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "authenticators",
+    exportName: "authenticators",
+    model: "Authenticator",
     feature: "webauthn",
     description: "Passkeys (WebAuthn credentials).",
     columns: [
@@ -192,6 +208,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "revoked_sessions",
+    exportName: "revokedSessions",
+    model: "RevokedSession",
     feature: "revocation",
     description: "Revoked JWT sessions, until they expire.",
     columns: [str("userId", false), str("sessionId", false), time("expires", false)],
@@ -200,6 +218,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "revocation_epochs",
+    exportName: "revocationEpochs",
+    model: "RevocationEpoch",
     feature: "revocation",
     description: "Per user: every JWT session issued before `at` is revoked (but `except`).",
     columns: [
@@ -213,6 +233,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "jwt_sessions",
+    exportName: "jwtSessions",
+    model: "JwtSession",
     feature: "revocation",
     description: "Records of JWT sessions, for listing and revoking them.",
     columns: [
@@ -228,6 +250,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "security_events",
+    exportName: "securityEvents",
+    model: "SecurityEvent",
     feature: "securityLog",
     description: "The security log: sign-ins, new clients, revocations.",
     columns: [
@@ -254,6 +278,8 @@ export const TABLES: readonly Table[] = [
   },
   {
     name: "rate_limits",
+    exportName: "rateLimits",
+    model: "RateLimit",
     feature: "rateLimit",
     description: "Rate limit counters, one row per key and window.",
     columns: [

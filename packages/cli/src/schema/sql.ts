@@ -102,7 +102,9 @@ export function columnSql(dialect: Dialect, table: Table, column: Column, q = ""
 function columnList(dialect: Dialect, index: Index): string {
   const names = index.columns.map((c) => {
     const name = dialect === "mysql" && index.emailPartial ? MYSQL_EMAIL_KEY : c.name;
-    return `${quoteIdent(dialect, name)}${c.desc ? " DESC" : ""}`;
+    // Descending only on PostgreSQL: MySQL and SQLite scan an index backwards as fast, and the
+    // Drizzle schema can only declare the order there.
+    return `${quoteIdent(dialect, name)}${c.desc && dialect === "postgresql" ? " DESC" : ""}`;
   });
   return `(${names.join(", ")})`;
 }
