@@ -1,0 +1,426 @@
+/**
+ * The adapter: Prisma's model queries for everything but the session check, which is one raw
+ * join (Prisma would make it two queries, or one only with the `relationJoins` preview and never
+ * on SQLite).
+ */
+import type {
+  AdapterAccount,
+  AdapterAuthenticator,
+  AdapterSession,
+  AdapterUser,
+  CompleteAdapter,
+} from "@gatehousejs/core/adapters";
+import { DbNull } from "@prisma/client/runtime/client";
+import {
+  type Db,
+  dialectOf,
+  isNotFound,
+  isUniqueViolation,
+  model,
+  type PrismaAdapterOptions,
+  type PrismaClientLike,
+  placeholder,
+  quoter,
+  type Row,
+  TX_OPTIONS,
+  tableNamer,
+} from "./client.js";
+import {
+  accountFields,
+  jsonAccountFields,
+  SESSION_METADATA,
+  type StoredSession,
+  toAccount,
+  toAuthenticator,
+  toSession,
+  toUser,
+} from "./rows.js";
+import {
+  type PrismaVerificationTokenMethods,
+  verificationTokenMethods,
+} from "./verification-tokens.js";
+
+/** The models {@link PrismaAdapter} uses, by their client property names. */
+export type PrismaAdapterModels =
+  | "user"
+  | "account"
+  | "accountLock"
+  | "session"
+  | "verificationToken"
+  | "authenticator";
+
+/** What {@link PrismaAdapter} returns: every method of the contract, asynchronous. */
+export interface PrismaAdapterMethods extends CompleteAdapter, PrismaVerificationTokenMethods {
+  /** `""` (no email) is never found. */
+  getUserByEmail(email: string): Promise<AdapterUser | null>;
+  /** Throws when no user has this id. */
+  updateUser(user: Partial<AdapterUser> & Pick<AdapterUser, "id">): Promise<AdapterUser>;
+  /**
+   * Deletes the user with its sessions, accounts and authenticators, in one transaction: the
+   * children are deleted explicitly, so it holds on SQLite without `PRAGMA foreign_keys`.
+   */
+  deleteUser(userId: string): Promise<AdapterUser | null>;
+  /** Throws (Prisma's P2002) when the provider account is already linked. */
+  linkAccount(account: AdapterAccount): Promise<AdapterAccount>;
+  /**
+   * Writes the fields given (`null` clears one), leaving the others alone. With
+   * `ifRefreshToken` it writes only if the stored `refresh_token` still equals it (`null`: none
+   * stored) and returns `null` when it did not; `null` also for an unknown account.
+   */
+  updateAccount(
+    account: Partial<AdapterAccount> & Pick<AdapterAccount, "provider" | "providerAccountId">,
+    options?: { ifRefreshToken?: string | null },
+  ): Promise<AdapterAccount | null>;
+  /**
+   * A row in `account_locks`, inserted when absent, or taken over by one conditional update
+   * when expired (this process's clock decides); the release deletes it only while it is still
+   * this holder's.
+   */
+  lockAccount(
+    key: Pick<AdapterAccount, "provider" | "providerAccountId">,
+    ttlMs: number,
+  ): Promise<(() => Promise<void>) | null>;
+  /** Ordered by provider and account id. */
+  listAccountsByUserId(userId: string): Promise<AdapterAccount[]>;
+  /** Returns the session's row `id`, as every method that returns a session does. */
+  createSession(session: AdapterSession): Promise<StoredSession>;
+  /** ONE query: a join of the session and its user. */
+  getSessionAndUser(
+    sessionToken: string,
+  ): Promise<{ session: StoredSession; user: AdapterUser } | null>;
+  /** `null` for an unknown token; never creates a session. */
+  updateSession(
+    session: Partial<AdapterSession> & Pick<AdapterSession, "sessionToken">,
+  ): Promise<StoredSession | null>;
+  deleteSession(sessionToken: string): Promise<StoredSession | null>;
+  /** Expired sessions included, oldest first (unknown creation times last). */
+  listSessionsByUserId(userId: string): Promise<StoredSession[]>;
+  /** One `DELETE`; returns how many sessions it deleted. */
+  deleteSessionsByUserId(userId: string, options?: { except?: string }): Promise<number>;
+  /** Throws when no authenticator has this credential id. */
+  updateAuthenticatorCounter(
+    credentialID: string,
+    newCounter: number,
+  ): Promise<AdapterAuthenticator>;
+  /** The deleted authenticator, or `null`. Its `webauthn` account stays: use `unlinkAccount`. */
+  deleteAuthenticator(credentialID: string): Promise<AdapterAuthenticator | null>;
+}
+
+const WHO = "PrismaAdapter";
+
+function fail(message: string): never {
+  // Messages name the kind of row, never a key or a token: they end up in logs.
+  throw new Error(`${WHO}: ${message}`);
+}
+
+const USER_SELECT = { id: true, name: true, email: true, emailVerified: true, image: true };
+const SESSION_FIELDS = ["userId", "expires", ...SESSION_METADATA] as const;
+
+/** `null` for a Prisma "not found" error; any other error is thrown as it is. */
+async function orNull<T>(run: Promise<T>): Promise<T | null> {
+  try {
+    return await run;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+/** The fields of `patch` among `fields` that are not `undefined` (an update leaves those alone). */
+function given(
+  patch: Record<string, unknown>,
+  fields: readonly string[],
+  convert: (field: string, value: unknown) => unknown = (_, v) => v,
+): Row {
+  const data: Row = {};
+  for (const field of fields) {
+    if (patch[field] !== undefined) data[field] = convert(field, patch[field]);
+  }
+  return data;
+}
+
+/** An account field as Prisma writes it: `null` clears a JSON column through `DbNull`. */
+const accountValue = (field: string, value: unknown) =>
+  value === null && jsonAccountFields.has(field) ? DbNull : value;
+
+/**
+ * A Gatehouse adapter over a Prisma 7 client (the `prisma-client` generator, with a driver
+ * adapter: `@prisma/adapter-pg`, `@prisma/adapter-mariadb` or `@prisma/adapter-better-sqlite3`).
+ * The client's schema must hold the models of this package's fragment, `prisma/<dialect>.prisma`
+ * (docs/prisma.md); the client is typed by shape, so your own generated client fits.
+ *
+ * - `getSessionAndUser` is one query: a join written in SQL for the client's dialect.
+ * - `useVerificationToken` reads the token, then deletes it with a `deleteMany` whose count
+ *   says whether this call deleted it: of any number of racing calls, one gets the token.
+ * - `countVerificationTokenTry` is a guarded increment and a read in one short transaction.
+ * - `deleteUser` deletes the user's sessions, accounts and authenticators itself, so it does
+ *   not rely on foreign keys being enforced (SQLite's `PRAGMA foreign_keys`).
+ *
+ * @example
+ * ```ts
+ * import type { AuthConfig } from "@gatehousejs/core";
+ * import { PrismaAdapter } from "@gatehousejs/prisma-adapter";
+ * import { PrismaPg } from "@prisma/adapter-pg";
+ * import { PrismaClient } from "./generated/prisma/client.js";
+ *
+ * const prisma = new PrismaClient({
+ *   adapter: new PrismaPg({ connectionString: process.env.DATABASE_URL }),
+ * });
+ * const config = {
+ *   secret: process.env.AUTH_SECRET,
+ *   adapter: PrismaAdapter(prisma),
+ *   providers: [],
+ * } satisfies AuthConfig;
+ * ```
+ */
+export function PrismaAdapter(
+  prisma: PrismaClientLike<PrismaAdapterModels>,
+  options: PrismaAdapterOptions = {},
+): PrismaAdapterMethods {
+  const dialect = dialectOf(prisma, options.dialect, WHO);
+  const table = tableNamer(dialect, options.schema, WHO);
+  const q = quoter(dialect);
+  const db = prisma as unknown as Db;
+  const users = model(db, "user");
+  const accounts = model(db, "account");
+  const locks = model(db, "accountLock");
+  const sessions = model(db, "session");
+  const authenticators = model(db, "authenticator");
+
+  // Session and user columns overlap only in "id": the session's is read as "sessionId".
+  const sessionColumns = ["sessionToken", "userId", "expires", ...SESSION_METADATA]
+    .map((c) => `s.${q(c)}`)
+    .join(", ");
+  const userColumns = Object.keys(USER_SELECT)
+    .map((c) => `u.${q(c)}`)
+    .join(", ");
+  const sessionAndUser = `SELECT s.${q("id")} AS ${q("sessionId")}, ${sessionColumns}, ${userColumns}
+FROM ${table("sessions")} s JOIN ${table("users")} u ON u.${q("id")} = s.${q("userId")}
+WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
+
+  const accountKey = (key: Pick<AdapterAccount, "provider" | "providerAccountId">) => ({
+    provider_providerAccountId: {
+      provider: key.provider,
+      providerAccountId: key.providerAccountId,
+    },
+  });
+
+  return {
+    async createUser(user) {
+      const row = await users.create({
+        data: {
+          id: user.id || crypto.randomUUID(),
+          name: user.name ?? null,
+          email: user.email ?? "",
+          emailVerified: user.emailVerified ?? null,
+          image: user.image ?? null,
+        },
+        select: USER_SELECT,
+      });
+      return toUser(row);
+    },
+    async getUser(id) {
+      const row = await users.findUnique({ where: { id }, select: USER_SELECT });
+      return row ? toUser(row) : null;
+    },
+    async getUserByEmail(email) {
+      if (!email) return null;
+      const row = await users.findFirst({ where: { email }, select: USER_SELECT });
+      return row ? toUser(row) : null;
+    },
+    async getUserByAccount({ provider, providerAccountId }) {
+      // A filter on the relation: one query (a sub-select), where an include would make two.
+      const row = await users.findFirst({
+        where: { accounts: { some: { provider, providerAccountId } } },
+        select: USER_SELECT,
+      });
+      return row ? toUser(row) : null;
+    },
+    async updateUser(patch) {
+      const data = given(patch, ["name", "email", "emailVerified", "image"], (field, value) =>
+        field === "email" ? (value ?? "") : value,
+      );
+      const row =
+        Object.keys(data).length > 0
+          ? await orNull(users.update({ where: { id: patch.id }, data, select: USER_SELECT }))
+          : await users.findUnique({ where: { id: patch.id }, select: USER_SELECT });
+      return toUser(row ?? fail("no user with this id"));
+    },
+    async deleteUser(userId) {
+      return db.$transaction(async (tx) => {
+        const row = await model(tx, "user").findUnique({
+          where: { id: userId },
+          select: USER_SELECT,
+        });
+        if (!row) return null;
+        await model(tx, "session").deleteMany({ where: { userId } });
+        await model(tx, "authenticator").deleteMany({ where: { userId } });
+        await model(tx, "account").deleteMany({ where: { userId } });
+        await model(tx, "user").deleteMany({ where: { id: userId } });
+        return toUser(row);
+      }, TX_OPTIONS);
+    },
+
+    async linkAccount(account) {
+      const data: Row = {
+        id: typeof account.id === "string" && account.id ? account.id : crypto.randomUUID(),
+        userId: account.userId,
+        type: account.type,
+        provider: account.provider,
+        providerAccountId: account.providerAccountId,
+      };
+      for (const field of accountFields) {
+        const value = account[field];
+        if (value !== undefined && value !== null) data[field] = value;
+      }
+      return toAccount(await accounts.create({ data }));
+    },
+    async unlinkAccount(key) {
+      const row = await orNull(accounts.delete({ where: accountKey(key) }));
+      return row ? toAccount(row) : undefined;
+    },
+    async getAccount(providerAccountId, provider) {
+      const row = await accounts.findUnique({
+        where: accountKey({ provider, providerAccountId }),
+      });
+      return row ? toAccount(row) : null;
+    },
+    async updateAccount(patch, updateOptions = {}) {
+      const data = given(patch, accountFields, accountValue);
+      const key = accountKey(patch);
+      if (updateOptions.ifRefreshToken === undefined) {
+        const row =
+          Object.keys(data).length > 0
+            ? await orNull(accounts.update({ where: key, data }))
+            : await accounts.findUnique({ where: key });
+        return row ? toAccount(row) : null;
+      }
+      // Compare-and-swap: the guarded update takes the row lock, and the read in the same
+      // transaction returns what this call wrote.
+      const guard = {
+        provider: patch.provider,
+        providerAccountId: patch.providerAccountId,
+        refresh_token: updateOptions.ifRefreshToken,
+      };
+      if (Object.keys(data).length === 0) {
+        const row = await accounts.findFirst({ where: guard });
+        return row ? toAccount(row) : null;
+      }
+      return db.$transaction(async (tx) => {
+        const { count } = await model(tx, "account").updateMany({ where: guard, data });
+        if (count === 0) return null;
+        const row = await model(tx, "account").findUnique({ where: key });
+        return row ? toAccount(row) : null;
+      }, TX_OPTIONS);
+    },
+    async lockAccount({ provider, providerAccountId }, ttlMs) {
+      if (!(Number.isFinite(ttlMs) && ttlMs > 0)) fail("lockAccount needs a positive ttlMs");
+      const key = JSON.stringify([provider, providerAccountId]);
+      const holder = crypto.randomUUID();
+      const expires = new Date(Date.now() + Math.ceil(ttlMs));
+      let taken: boolean;
+      try {
+        await locks.create({ data: { key, holder, expires } });
+        taken = true;
+      } catch (error) {
+        if (!isUniqueViolation(error)) throw error;
+        // Held: take it over only if it has expired. Of racing takers, the first update moves
+        // `expires` ahead and the others' condition no longer matches.
+        const { count } = await locks.updateMany({
+          where: { key, expires: { lte: new Date() } },
+          data: { holder, expires },
+        });
+        taken = count === 1;
+      }
+      if (!taken) return null;
+      let released = false;
+      return async () => {
+        if (released) return;
+        released = true;
+        await locks.deleteMany({ where: { key, holder } });
+      };
+    },
+    async listAccountsByUserId(userId) {
+      const rows = await accounts.findMany({
+        where: { userId },
+        orderBy: [{ provider: "asc" }, { providerAccountId: "asc" }],
+      });
+      return rows.map(toAccount);
+    },
+
+    async createSession(session) {
+      const data: Row = { id: crypto.randomUUID(), sessionToken: session.sessionToken };
+      for (const field of SESSION_FIELDS) data[field] = session[field] ?? null;
+      return toSession(await sessions.create({ data }));
+    },
+    async getSessionAndUser(sessionToken) {
+      const rows = await db.$queryRawUnsafe(sessionAndUser, sessionToken);
+      const row = rows[0];
+      if (!row) return null;
+      return { session: toSession({ ...row, id: row.sessionId }), user: toUser(row) };
+    },
+    async updateSession(patch) {
+      const data = given(patch, SESSION_FIELDS);
+      const where = { sessionToken: patch.sessionToken };
+      const row =
+        Object.keys(data).length > 0
+          ? await orNull(sessions.update({ where, data }))
+          : await sessions.findUnique({ where });
+      return row ? toSession(row) : null;
+    },
+    async deleteSession(sessionToken) {
+      const row = await orNull(sessions.delete({ where: { sessionToken } }));
+      return row ? toSession(row) : null;
+    },
+    async listSessionsByUserId(userId) {
+      const rows = (await sessions.findMany({ where: { userId } })).map(toSession);
+      // Oldest first, unknown creation times last; sorted here, as MySQL has no NULLS LAST.
+      const created = (s: StoredSession) => s.createdAt?.getTime() ?? Number.POSITIVE_INFINITY;
+      return rows.sort((a, b) => created(a) - created(b) || (a.id < b.id ? -1 : 1));
+    },
+    async deleteSessionsByUserId(userId, deleteOptions = {}) {
+      const except = deleteOptions.except;
+      const where = except === undefined ? { userId } : { userId, NOT: { sessionToken: except } };
+      return (await sessions.deleteMany({ where })).count;
+    },
+
+    ...verificationTokenMethods(db),
+
+    async createAuthenticator(authenticator) {
+      const row = await authenticators.create({
+        data: {
+          credentialID: authenticator.credentialID,
+          userId: authenticator.userId,
+          providerAccountId: authenticator.providerAccountId,
+          credentialPublicKey: authenticator.credentialPublicKey,
+          counter: authenticator.counter,
+          credentialDeviceType: authenticator.credentialDeviceType,
+          credentialBackedUp: authenticator.credentialBackedUp,
+          transports: authenticator.transports ?? null,
+        },
+      });
+      return toAuthenticator(row);
+    },
+    async getAuthenticator(credentialID) {
+      const row = await authenticators.findUnique({ where: { credentialID } });
+      return row ? toAuthenticator(row) : null;
+    },
+    async listAuthenticatorsByUserId(userId) {
+      const rows = await authenticators.findMany({
+        where: { userId },
+        orderBy: { credentialID: "asc" },
+      });
+      return rows.map(toAuthenticator);
+    },
+    async updateAuthenticatorCounter(credentialID, newCounter) {
+      const row = await orNull(
+        authenticators.update({ where: { credentialID }, data: { counter: newCounter } }),
+      );
+      return toAuthenticator(row ?? fail("no authenticator with this credential id"));
+    },
+    async deleteAuthenticator(credentialID) {
+      const row = await orNull(authenticators.delete({ where: { credentialID } }));
+      return row ? toAuthenticator(row) : null;
+    },
+  };
+}

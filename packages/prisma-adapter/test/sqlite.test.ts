@@ -1,0 +1,12 @@
+/**
+ * The Prisma adapter and stores on sqlite: a client generated from prisma/sqlite.prisma, the tables
+ * created with `sqlStatements("sqlite")` of @gatehousejs/cli, every suite of @gatehousejs/adapter-test.
+ */
+import { describe, test } from "vitest";
+import { open } from "./support/databases.js";
+import { prismaSuites } from "./support/suites.js";
+
+const db = await open("sqlite");
+
+if (db) prismaSuites("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", db);
+else describe.skip("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", () => test("server unreachable", () => {}));
