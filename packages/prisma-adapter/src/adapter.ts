@@ -22,6 +22,7 @@ import {
   placeholder,
   quoter,
   type Row,
+  storedKey,
   TX_OPTIONS,
   tableNamer,
 } from "./client.js";
@@ -315,7 +316,7 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
     },
     async lockAccount({ provider, providerAccountId }, ttlMs) {
       if (!(Number.isFinite(ttlMs) && ttlMs > 0)) fail("lockAccount needs a positive ttlMs");
-      const key = JSON.stringify([provider, providerAccountId]);
+      const key = await storedKey(dialect, JSON.stringify([provider, providerAccountId]));
       const holder = crypto.randomUUID();
       const expires = new Date(Date.now() + Math.ceil(ttlMs));
       let taken: boolean;

@@ -159,6 +159,21 @@ export const quoter =
 export const placeholder = (dialect: PrismaDialect, n: number): string =>
   dialect === "postgresql" ? `$${n}` : "?";
 
+/** The longest key MySQL's `varchar(255)` key columns take as it is. */
+const MYSQL_KEY_LENGTH = 255;
+
+/**
+ * A key as stored in a `varchar(255)` key column (MySQL's; PostgreSQL and SQLite store any key as
+ * it is): a longer key, or one starting with `#`, is stored as `#` and its SHA-256 in hex. So
+ * every key fits, and no two keys share a row: a key stored as it is never starts with `#`.
+ */
+export async function storedKey(dialect: PrismaDialect, key: string): Promise<string> {
+  if (dialect !== "mysql" || (key.length <= MYSQL_KEY_LENGTH && !key.startsWith("#"))) return key;
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
+  const hex = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0"));
+  return `#${hex.join("")}`;
+}
+
 /** Whether `error` is Prisma's answer to a unique-constraint violation (P2002). */
 export function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "P2002";

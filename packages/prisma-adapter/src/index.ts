@@ -12,19 +12,19 @@ export type {
   PrismaRawClient,
 } from "./client.js";
 export {
-  PrismaRateLimitStore,
   type PrismaRateLimitModels,
+  PrismaRateLimitStore,
   type PrismaRateLimitStoreMethods,
 } from "./rate-limit.js";
 export {
-  PrismaRevocationStore,
   type PrismaRevocationModels,
+  PrismaRevocationStore,
   type PrismaRevocationStoreMethods,
 } from "./revocation.js";
 export type { StoredSession } from "./rows.js";
 export {
-  PrismaSecurityEventStore,
   type PrismaSecurityEventModels,
+  PrismaSecurityEventStore,
   type PrismaSecurityEventStoreMethods,
 } from "./security-log.js";
 export type { PrismaVerificationTokenMethods } from "./verification-tokens.js";

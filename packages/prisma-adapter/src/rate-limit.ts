@@ -11,6 +11,7 @@ import {
   type PrismaAdapterOptions,
   type PrismaClientLike,
   type Row,
+  storedKey,
   TX_OPTIONS,
   tableNamer,
 } from "./client.js";
@@ -51,6 +52,7 @@ function countOf(row: Row | undefined): RateLimitCount | null {
  *   database's clock, as `@gatehousejs/pg-adapter`'s.
  * - MySQL/MariaDB: a short transaction, `INSERT … ON DUPLICATE KEY UPDATE` (which locks the
  *   row) then a read of the row, on the database's clock (`UTC_TIMESTAMP(3)`).
+ * - MySQL's `rate_limits.key` is `varchar(255)`: a longer key is stored as its SHA-256.
  * - SQLite: ONE statement (`INSERT … ON CONFLICT DO UPDATE … RETURNING`) on this process's clock
  *   (SQLite runs in this process).
  *
@@ -141,15 +143,18 @@ RETURNING "count", "resetAt"`;
 
   return {
     async hit(key, windowMs, hitOptions) {
-      const counter = countOf(await hit(key, windowOf(windowMs), hitOptions?.extend === true));
+      const window = windowOf(windowMs);
+      const counter = countOf(
+        await hit(await storedKey(dialect, key), window, hitOptions?.extend === true),
+      );
       if (!counter) throw new Error(`${WHO}: the hit returned no row`);
       return counter;
     },
     async peek(key) {
-      return countOf(await peek(key));
+      return countOf(await peek(await storedKey(dialect, key)));
     },
     async reset(key) {
-      await counters.deleteMany({ where: { key } });
+      await counters.deleteMany({ where: { key: await storedKey(dialect, key) } });
     },
     async prune() {
       return (await counters.deleteMany({ where: { resetAt: { lte: new Date() } } })).count;

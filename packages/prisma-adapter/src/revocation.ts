@@ -143,8 +143,7 @@ export function PrismaRevocationStore(
 
   // Revoked by id, or issued at or before the user's epoch and not its exception. Both lookups
   // are primary-key probes; an expired entry counts for nothing.
-  const now =
-    dialect === "postgresql" ? "now()" : dialect === "mysql" ? "UTC_TIMESTAMP(3)" : p(0);
+  const now = dialect === "postgresql" ? "now()" : dialect === "mysql" ? "UTC_TIMESTAMP(3)" : p(0);
   const check =
     dialect === "postgresql"
       ? `SELECT (EXISTS (
@@ -239,9 +238,7 @@ export function PrismaRevocationStore(
       });
       const created = (r: RevocationSessionRecord) =>
         r.createdAt?.getTime() ?? Number.POSITIVE_INFINITY;
-      return kept.sort(
-        (a, b) => created(a) - created(b) || (a.sessionId < b.sessionId ? -1 : 1),
-      );
+      return kept.sort((a, b) => created(a) - created(b) || (a.sessionId < b.sessionId ? -1 : 1));
     },
     async prune() {
       const where = { expires: { lte: new Date() } };

@@ -3,13 +3,7 @@
  * first through its index on (user, time).
  */
 import type { SecurityEvent, SecurityEventStore, SecurityEventType } from "@gatehousejs/core/types";
-import {
-  type Db,
-  isUniqueViolation,
-  model,
-  type PrismaClientLike,
-  type Row,
-} from "./client.js";
+import { type Db, isUniqueViolation, model, type PrismaClientLike, type Row } from "./client.js";
 import { date, textOrNull } from "./rows.js";
 
 /** The model {@link PrismaSecurityEventStore} uses, by its client property name. */

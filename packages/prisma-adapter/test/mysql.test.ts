@@ -9,4 +9,6 @@ import { prismaSuites } from "./support/suites.js";
 const db = await open("mysql");
 
 if (db) prismaSuites("Prisma 7, MariaDB (@prisma/adapter-mariadb)", db);
-else describe.skip("Prisma 7, MariaDB (@prisma/adapter-mariadb)", () => test("server unreachable", () => {}));
+else
+  describe.skip("Prisma 7, MariaDB (@prisma/adapter-mariadb)", () =>
+    test("server unreachable", () => {}));

@@ -9,4 +9,6 @@ import { prismaSuites } from "./support/suites.js";
 const db = await open("postgresql");
 
 if (db) prismaSuites("Prisma 7, PostgreSQL (@prisma/adapter-pg)", db);
-else describe.skip("Prisma 7, PostgreSQL (@prisma/adapter-pg)", () => test("server unreachable", () => {}));
+else
+  describe.skip("Prisma 7, PostgreSQL (@prisma/adapter-pg)", () =>
+    test("server unreachable", () => {}));

@@ -9,4 +9,6 @@ import { prismaSuites } from "./support/suites.js";
 const db = await open("sqlite");
 
 if (db) prismaSuites("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", db);
-else describe.skip("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", () => test("server unreachable", () => {}));
+else
+  describe.skip("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", () =>
+    test("server unreachable", () => {}));

@@ -16,7 +16,12 @@ import { PrismaMariaDb } from "@prisma/adapter-mariadb";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import type { PrismaAdapterOptions } from "../../src/index.js";
-import { type Dialect, type GeneratedClient, type GeneratedPrisma, generatedClient } from "./generate.js";
+import {
+  type Dialect,
+  type GeneratedClient,
+  type GeneratedPrisma,
+  generatedClient,
+} from "./generate.js";
 import { readers } from "./readers.js";
 
 export const DATABASE_URL = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test";
@@ -155,7 +160,8 @@ async function openSqlite(PrismaClient: GeneratedClient): Promise<Opened> {
     sql,
     async close() {
       await prisma.$disconnect();
-      for (const suffix of ["", "-wal", "-shm", "-journal"]) await rm(`${file}${suffix}`, { force: true });
+      for (const suffix of ["", "-wal", "-shm", "-journal"])
+        await rm(`${file}${suffix}`, { force: true });
     },
   };
 }

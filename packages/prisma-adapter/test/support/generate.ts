@@ -1,6 +1,6 @@
 /**
  * Generates a Prisma 7 client for one dialect from this package's schema fragment, as an app
- * would (the `prisma-client` generator), into test/.generated/<dialect> (git-ignored).
+ * would (the `prisma-client` generator), into test/.output/<dialect> (git-ignored; Biome skips .output folders).
  *
  * `prisma generate` needs no database and no Rust query engine (Prisma 7 clients run on driver
  * adapters), but the CLI still wants its schema-engine binary, which it downloads from
@@ -56,7 +56,7 @@ export interface GeneratedPrisma {
  * it. One generation per dialect: each dialect has its own test file.
  */
 export async function generatedClient(dialect: Dialect): Promise<GeneratedClient> {
-  const dir = join(packageDir, "test", ".generated", dialect);
+  const dir = join(packageDir, "test", ".output", dialect);
   const schema = await schemaFor(dialect);
   const stamp = createHash("sha256").update(schema).digest("hex");
   const stampFile = join(dir, "schema.sha256");

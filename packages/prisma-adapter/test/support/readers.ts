@@ -42,13 +42,20 @@ function converted(row: Row | undefined): Row | null {
   return out;
 }
 
-export function readers(dialect: Dialect, sql: Sql, table: (name: string) => string): AdapterTestDb {
+export function readers(
+  dialect: Dialect,
+  sql: Sql,
+  table: (name: string) => string,
+): AdapterTestDb {
   const q = (column: string) => (dialect === "mysql" ? `\`${column}\`` : `"${column}"`);
   const p = (n: number) => (dialect === "postgresql" ? `$${n}` : "?");
   const one = async (name: string, where: Record<string, unknown>) => {
     const keys = Object.keys(where);
     const condition = keys.map((k, i) => `${q(k)} = ${p(i + 1)}`).join(" AND ");
-    const rows = await sql(`SELECT * FROM ${table(name)} WHERE ${condition}`, ...Object.values(where));
+    const rows = await sql(
+      `SELECT * FROM ${table(name)} WHERE ${condition}`,
+      ...Object.values(where),
+    );
     return converted(rows[0]);
   };
   return {

@@ -73,7 +73,11 @@ export function prismaSuites(name: string, db: Opened): void {
       const sessionToken = crypto.randomUUID();
       await adapter.createSession({ sessionToken, userId: user.id, expires });
       const table =
-        db.dialect === "postgresql" ? `"${db.options.schema}"."sessions"` : db.dialect === "mysql" ? "sessions" : '"sessions"';
+        db.dialect === "postgresql"
+          ? `"${db.options.schema}"."sessions"`
+          : db.dialect === "mysql"
+            ? "sessions"
+            : '"sessions"';
       if (db.dialect === "mysql") {
         const [row] = await db.prisma.$queryRawUnsafe(
           "SELECT DATE_FORMAT(`expires`, '%Y-%m-%d %H:%i:%s.%f') AS `stored` FROM `sessions` WHERE `sessionToken` = ?",
@@ -92,7 +96,7 @@ export function prismaSuites(name: string, db: Opened): void {
       } else {
         const [row] = await db.sql(
           `SELECT to_char("expires" AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.MS') AS "stored" FROM ${table} WHERE "sessionToken" = $1`,
-          [sessionToken],
+          sessionToken,
         );
         expect(row?.stored).toBe("2031-05-06 07:08:09.321");
       }
@@ -128,7 +132,11 @@ export function prismaSuites(name: string, db: Opened): void {
     test("deleteUser removes the user's rows itself (no reliance on enforced foreign keys)", async () => {
       const user = await newUser();
       const sessionToken = crypto.randomUUID();
-      await adapter.createSession({ sessionToken, userId: user.id, expires: new Date(Date.now() + 60_000) });
+      await adapter.createSession({
+        sessionToken,
+        userId: user.id,
+        expires: new Date(Date.now() + 60_000),
+      });
       await adapter.linkAccount({
         userId: user.id,
         type: "oauth",
@@ -138,8 +146,14 @@ export function prismaSuites(name: string, db: Opened): void {
       db.queries.length = 0;
       expect((await adapter.deleteUser(user.id))?.id).toBe(user.id);
       const deletes = db.queries.filter((q) => /^\s*DELETE/i.test(q));
-      expect(deletes.some((q) => /sessions/.test(q)), "a DELETE of the user's sessions").toBe(true);
-      expect(deletes.some((q) => /accounts/.test(q)), "a DELETE of the user's accounts").toBe(true);
+      expect(
+        deletes.some((q) => /sessions/.test(q)),
+        "a DELETE of the user's sessions",
+      ).toBe(true);
+      expect(
+        deletes.some((q) => /accounts/.test(q)),
+        "a DELETE of the user's accounts",
+      ).toBe(true);
       expect(await db.readers.session?.(sessionToken)).toBeFalsy();
     });
   });
