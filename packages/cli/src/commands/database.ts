@@ -1,0 +1,42 @@
+/**
+ * The database a command works on: `--url` or `DATABASE_URL`, its dialect from `--dialect` or
+ * the URL's scheme.
+ */
+import { type Connection, connect, dialectOfUrl } from "../db/connect.js";
+import { CliError } from "../errors.js";
+import type { Dialect } from "../schema/index.js";
+import type { Io } from "./io.js";
+
+/** The options naming a database. */
+export interface DatabaseOptions {
+  url?: string;
+  dialect?: Dialect;
+  schema?: string;
+}
+
+/** The URL and dialect to use, or `undefined` when none is given. */
+export function databaseOf(
+  options: DatabaseOptions,
+  io: Io,
+): { url: string; dialect: Dialect } | undefined {
+  const url = options.url ?? io.env.DATABASE_URL;
+  if (!url) return undefined;
+  const dialect = options.dialect ?? dialectOfUrl(url);
+  if (!dialect) {
+    throw new CliError("cannot tell the database's dialect from its URL: pass --dialect");
+  }
+  return { url, dialect };
+}
+
+/** Opens the database, runs `work`, closes it. */
+export async function withDatabase<T>(
+  db: { url: string; dialect: Dialect },
+  work: (conn: Connection) => Promise<T>,
+): Promise<T> {
+  const conn = await connect(db.dialect, db.url);
+  try {
+    return await work(conn);
+  } finally {
+    await conn.close().catch(() => {});
+  }
+}
