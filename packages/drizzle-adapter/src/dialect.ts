@@ -3,7 +3,15 @@
  * recognised, how a raw statement is run and its rows or affected count read, how an upsert
  * names the proposed row, and what a driver's error for a missing column looks like.
  */
-import { DrizzleQueryError, getTableColumns, is, SQL, sql, type Table } from "drizzle-orm";
+import {
+  DrizzleError,
+  DrizzleQueryError,
+  getTableColumns,
+  is,
+  SQL,
+  sql,
+  type Table,
+} from "drizzle-orm";
 import { MySqlDatabase } from "drizzle-orm/mysql-core";
 import { PgDatabase } from "drizzle-orm/pg-core";
 import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
@@ -72,7 +80,8 @@ export interface Db {
  * its code (SQLSTATE `23505`, `ER_DUP_ENTRY`, `SQLITE_CONSTRAINT_UNIQUE`).
  */
 export function driverError(error: unknown): unknown {
-  return error instanceof DrizzleQueryError && error.cause !== undefined ? error.cause : error;
+  const wrapped = error instanceof DrizzleQueryError || is(error, DrizzleError);
+  return wrapped && (error as Error).cause !== undefined ? (error as Error).cause : error;
 }
 
 /** Runs `work`, throwing the driver's error rather than Drizzle's wrapper. */

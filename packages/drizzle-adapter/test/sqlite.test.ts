@@ -1,0 +1,11 @@
+/**
+ * The adapter and the stores on SQLite: better-sqlite3 and libSQL, each on a file in a
+ * temporary folder. PRAGMA foreign_keys stays off (SQLite's default): the adapter does not
+ * rely on it.
+ */
+
+import { openBetterSqlite, openLibsql } from "./support/databases.js";
+import { allSuites } from "./support/suites.js";
+
+allSuites(() => openBetterSqlite());
+allSuites(() => openLibsql());
