@@ -25,6 +25,13 @@ export interface MigrateOptions {
   onStep?: (step: Step) => void;
 }
 
+async function schemaExists(conn: Connection, schema: string): Promise<boolean> {
+  const rows = await conn.query("SELECT 1 AS x FROM pg_catalog.pg_namespace WHERE nspname = $1", [
+    schema,
+  ]);
+  return rows.length > 0;
+}
+
 /** The plan, after it ran (or, with `dryRun`, without running it). */
 export async function migrateDatabase(
   conn: Connection,
@@ -34,6 +41,7 @@ export async function migrateDatabase(
     conn.dialect === "postgresql" ? (options.schema ?? (await currentSchema(conn))) : undefined;
   const plan = async () =>
     planMigration(conn.dialect, await introspect(conn, schema), {
+      ...(schema && !(await schemaExists(conn, schema)) ? { createSchema: true } : {}),
       ...(options.features ? { features: options.features } : {}),
       ...(schema && schema !== "public" ? { schema } : {}),
       ...(options.retired ? { retired: options.retired } : {}),

@@ -60,6 +60,8 @@ export interface PlanOptions {
   features?: Partial<SchemaFeatures>;
   /** PostgreSQL schema (or MySQL database) to qualify names with; none for the connection's own. */
   schema?: string;
+  /** PostgreSQL: the schema does not exist yet; the plan starts by creating it. */
+  createSchema?: boolean;
   /** Columns to drop when found (default {@link RETIRED_COLUMNS}). */
   retired?: readonly RetiredColumn[];
 }
@@ -90,7 +92,7 @@ export function planMigration(dialect: Dialect, found: Found, options: PlanOptio
     extraColumns: [],
     problems: [],
   };
-  if (dialect === "postgresql" && q) {
+  if (dialect === "postgresql" && q && options.createSchema) {
     plan.steps.push({
       sql: `CREATE SCHEMA IF NOT EXISTS ${q.slice(0, -1)}`,
       does: "create the schema",
