@@ -3,7 +3,7 @@
  * the session from `next/headers`, renewed through `cookies().set` only where Next.js allows it.
  */
 import { MemoryRevocationStore } from "@gatehousejs/core/revocation/memory";
-import Gatehouse, { type AuthConfig, revokeUserSessions } from "@gatehousejs/nextjs";
+import Gatehouse, { type AuthConfig, listSessions, revokeUserSessions } from "@gatehousejs/nextjs";
 import { describe, expect, it, vi } from "vitest";
 import { refusedSets, serve } from "./next-mock.js";
 import { alice, credentialsConfig, SESSION_COOKIE, signedInCookie } from "./support.js";
@@ -94,6 +94,62 @@ describe("auth() with no argument", () => {
     });
     // The value was sealed under the plain name's salt, so the secure name cannot open it.
     await expect(auth()).resolves.toBeNull();
+  });
+
+  it("reads each request by its own scheme and host, whatever the requests before it", async () => {
+    const config = credentialsConfig();
+    const { auth } = Gatehouse(config);
+    const cookie = await signedInCookie(config);
+    const plain = `${SESSION_COOKIE}=${cookie}`;
+    const over = (proto: string, host = "localhost:3000") =>
+      serve({ cookie: plain, headers: { "x-forwarded-proto": proto, host } });
+    over("http");
+    expect((await auth())?.user?.email).toBe(alice.email);
+    over("https");
+    await expect(auth()).resolves.toBeNull();
+    over("http", "other.example");
+    expect((await auth())?.user?.email).toBe(alice.email);
+    over("https", "other.example");
+    await expect(auth()).resolves.toBeNull();
+    over("http");
+    expect((await auth())?.user?.email).toBe(alice.email);
+  });
+
+  it("takes the scheme of a pinned url over the request's", async () => {
+    const config = credentialsConfig({ url: "https://app.example" });
+    const { auth } = Gatehouse(config);
+    const cookie = await signedInCookie(credentialsConfig());
+    // The site is https: the session cookie is the __Secure- one, and the plain one is not read.
+    serve({ cookie: `${SESSION_COOKIE}=${cookie}`, headers: { host: "app.example" } });
+    await expect(auth()).resolves.toBeNull();
+    const open = Gatehouse(credentialsConfig());
+    serve({ cookie: `${SESSION_COOKIE}=${cookie}`, headers: { host: "app.example" } });
+    expect((await open.auth())?.user?.email).toBe(alice.email);
+  });
+
+  it("records a renewed session with the request's client, the clientAddress hook reading its headers", async () => {
+    const store = MemoryRevocationStore();
+    const config = credentialsConfig({
+      session: { strategy: "jwt", revocation: { store }, recordIp: true, updateAge: 0 },
+      clientAddress: (request) => request.headers.get("x-real-ip"),
+    });
+    const { auth } = Gatehouse(config);
+    const cookie = await signedInCookie(config);
+    const agent =
+      "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    const sets = serve({
+      cookie: `${SESSION_COOKIE}=${cookie}`,
+      writable: true,
+      headers: { "x-real-ip": "203.0.113.9", "user-agent": agent },
+    });
+    expect((await auth())?.user?.email).toBe(alice.email);
+    expect(sets.map((c) => c.name)).toEqual([SESSION_COOKIE]);
+    const sessions = await listSessions(config as AuthConfig, alice.id!);
+    expect(sessions).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ client: "Chrome 131 on macOS", ip: "203.0.113.0" }),
+      ]),
+    );
   });
 
   it("takes a function of the request as its configuration (lazy initialisation)", async () => {

@@ -135,11 +135,14 @@ function protectOptions(protect: GatehouseConfig["protect"]): ProtectOptions | u
   return { ...protect, signIn: protect.signIn ?? protect.redirectTo === undefined };
 }
 
-/** A function that reads the configuration for a request, lazy or not. */
-export type ConfigReader = (request: Request | undefined) => Promise<NextConfig>;
+/**
+ * A function that reads the configuration for a request: at once for a configuration object,
+ * through a promise for a function of the request (lazy initialisation).
+ */
+export type ConfigReader = (request: Request | undefined) => NextConfig | Promise<NextConfig>;
 
 /** The reader of `Gatehouse()`'s argument. */
 export function configReader(input: GatehouseConfigInput): ConfigReader {
   if (typeof input === "function") return async (request) => nextConfig(await input(request));
-  return async () => nextConfig(input);
+  return () => nextConfig(input);
 }

@@ -23,7 +23,7 @@ import {
 } from "./actions.js";
 import { configReader, type GatehouseConfigInput } from "./config.js";
 import { type AuthHandler, guard, type RequestWithAuth } from "./guard.js";
-import { actionRequest, setCookieHeaders } from "./next-request.js";
+import { sessionSource, setCookieHeaders } from "./next-request.js";
 import { atPublicOrigin } from "./origin.js";
 
 /** A handler of the auth route, for `app/api/auth/[...gatehouse]/route.ts`. */
@@ -122,14 +122,20 @@ export function Gatehouse(config: GatehouseConfigInput): GatehouseResult {
   };
 
   async function session(): Promise<Session | null> {
-    const { integration } = await read(undefined);
-    const request = await actionRequest("session", integration);
+    const own = read(undefined);
+    const { integration } = own instanceof Promise ? await own : own;
+    const source = await sessionSource(integration);
     let renewed: string[] = [];
-    const value = await readSession(request, integration, (cookies) => {
+    // Core's session check reads only the URL and the headers of its request (SessionSource).
+    const value = await readSession(source as unknown as Request, integration, (cookies) => {
       renewed = cookies;
     });
     if (renewed.length > 0) await setCookieHeaders(renewed);
     return value;
+  }
+
+  async function proxy(request: Request): Promise<Response> {
+    return guard(request, await read(request), () => NextResponse.next(), undefined, []);
   }
 
   function auth(...args: unknown[]): unknown {
@@ -142,9 +148,7 @@ export function Gatehouse(config: GatehouseConfigInput): GatehouseResult {
     }
     if (first instanceof Request || isRequestLike(first)) {
       const request = first as Request;
-      return read(request).then((own) =>
-        guard(request, own, () => NextResponse.next(), undefined, []),
-      );
+      return proxy(request);
     }
     throw new TypeError("auth() takes no argument, a request (as the proxy), or a handler to wrap");
   }

@@ -6,9 +6,14 @@
 import { createActionURL } from "@gatehousejs/core";
 import type { IntegrationConfig } from "@gatehousejs/core/integration";
 import { resolveIntegrationConfig } from "@gatehousejs/core/integration";
-import type { AuthAction, Cookie } from "@gatehousejs/core/types";
+import type { AuthAction, AuthConfig, Cookie } from "@gatehousejs/core/types";
 import { cookies, headers } from "next/headers";
 import { processEnv } from "./origin.js";
+
+/** The scheme the request came over, as the proxy in front says (`http` without one). */
+function protoOf(incoming: Headers): string {
+  return incoming.get("x-forwarded-proto")?.split(",")[0]?.trim() || "http";
+}
 
 /**
  * A `Request` for an action of the auth route (`session`, `signin`, …) carrying the headers of
@@ -29,8 +34,7 @@ export async function actionRequest(
 ): Promise<Request> {
   const incoming = await headers();
   const { core } = resolveIntegrationConfig(config);
-  const proto = incoming.get("x-forwarded-proto")?.split(",")[0]?.trim() || "http";
-  const url = createActionURL(action, proto, incoming, processEnv(), core);
+  const url = createActionURL(action, protoOf(incoming), incoming, processEnv(), core);
   if (init.path) url.pathname = `${url.pathname}/${init.path}`;
   if (init.query) for (const [key, value] of init.query) url.searchParams.append(key, value);
   const out = new Headers();
@@ -49,6 +53,65 @@ export async function actionRequest(
     body = JSON.stringify(init.json);
   }
   return new Request(url, { method: init.method ?? "GET", headers: out, body });
+}
+
+/**
+ * What core's session check reads of a request: its URL and its headers (the cookies, the host
+ * and forwarding headers, the user agent). Core's `getSession` reads nothing else, and hands
+ * this object to the `clientAddress` hook as the request.
+ */
+export interface SessionSource {
+  readonly url: string;
+  readonly method: "GET";
+  readonly headers: Headers;
+}
+
+/** Session URLs by their inputs, per core configuration. */
+const sessionUrls = new WeakMap<AuthConfig, Map<string, string>>();
+
+/**
+ * Core's URL of the session action for these headers: what {@link actionRequest} builds, kept
+ * per configuration and per value of everything `createActionURL` reads (the host and
+ * forwarding headers, the environment variables of its rule), so the same request shape is not
+ * parsed into URLs again on every `auth()`. The `Host` comes from the client: the map is bounded.
+ */
+function sessionUrl(incoming: Headers, core: AuthConfig): string {
+  const env = processEnv();
+  const proto = protoOf(incoming);
+  const key = JSON.stringify([
+    incoming.get("host"),
+    incoming.get("x-forwarded-host"),
+    incoming.get("x-forwarded-proto"),
+    env.AUTH_URL,
+    env.NEXTAUTH_URL,
+    env.AUTH_TRUST_HOST,
+    env.VERCEL,
+    env.CF_PAGES,
+  ]);
+  let known = sessionUrls.get(core);
+  if (!known) {
+    known = new Map();
+    sessionUrls.set(core, known);
+  }
+  let url = known.get(key);
+  if (url === undefined) {
+    url = createActionURL("session", proto, incoming, env, core).href;
+    if (known.size >= 64) known.clear();
+    known.set(key, url);
+  }
+  return url;
+}
+
+/**
+ * The request being served, as core's session check reads it: the URL of the session action
+ * (as {@link actionRequest} makes it) and the headers of `next/headers` as they are. No web
+ * `Request` is built: constructing one (its `Headers` copy, its `AbortSignal`) cost about a
+ * fifth of `auth()` in a Server Component.
+ */
+export async function sessionSource(config: IntegrationConfig): Promise<SessionSource> {
+  const incoming = await headers();
+  const { core } = resolveIntegrationConfig(config);
+  return { url: sessionUrl(incoming, core), method: "GET", headers: incoming };
 }
 
 /** The cookie store of `next/headers` as read here. */
