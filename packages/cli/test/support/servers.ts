@@ -52,22 +52,26 @@ export const mysqlReachable: boolean = await probeMysql();
 export const freshName = (prefix = "gh_cli"): string =>
   `${prefix}_${randomBytes(6).toString("hex")}`;
 
+/** The server's URL with `schema` as the search_path. */
+export function postgresSchemaUrl(schema: string): string {
+  const url = new URL(PG_URL);
+  url.searchParams.set("options", `-c search_path=${schema}`);
+  return url.href;
+}
+
 /** A fresh PostgreSQL schema: its name, a URL whose search_path is it, and its removal. */
-export async function freshPostgresSchema(): Promise<{
+export async function freshPostgresSchema(schema = freshName()): Promise<{
   schema: string;
   url: string;
   drop: () => Promise<void>;
 }> {
-  const schema = freshName();
   const admin = new pg.Client({ connectionString: PG_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);
   await admin.end();
-  const url = new URL(PG_URL);
-  url.searchParams.set("options", `-c search_path=${schema}`);
   return {
     schema,
-    url: url.href,
+    url: postgresSchemaUrl(schema),
     drop: async () => {
       const c = new pg.Client({ connectionString: PG_URL });
       await c.connect();
