@@ -291,7 +291,8 @@ export function checkAdapter(config: LoadedConfig): Finding[] {
       types.has("webauthn") && "passkeys",
       types.has("password") && "the password provider",
     ].filter(Boolean);
-    return [{ level: "error", topic: "adapter", message: `${what.join(", ")} need an adapter` }];
+    const verb = what.length > 1 ? "need" : "needs";
+    return [{ level: "error", topic: "adapter", message: `${what.join(", ")} ${verb} an adapter` }];
   }
   const needed = new Set<string>([
     ...(database ? REQUIRED_METHODS.databaseSessions : []),
