@@ -3,6 +3,7 @@
  * recognised, how a raw statement is run and its rows or affected count read, how an upsert
  * names the proposed row, and what a driver's error for a missing column looks like.
  */
+import { createHash } from "node:crypto";
 import {
   DrizzleError,
   DrizzleQueryError,
@@ -188,3 +189,15 @@ export function isDeadlock(error: unknown): boolean {
 
 /** SQLite's clock in Unix epoch milliseconds (`julianday` keeps the milliseconds). */
 export const sqliteNow: SQL = sql`cast(round((julianday('now') - 2440587.5) * 86400000) as integer)`;
+
+const HASHED = "sha256:";
+
+/**
+ * A key that fits MySQL's `varchar(255)` key columns: kept as it is when it is short, else its
+ * SHA-256 (marked, so that no short key can be mistaken for a hashed one). Other dialects store
+ * keys of any length in `text` and keep them as they are.
+ */
+export function fittedKey(dialect: Dialect, key: string): string {
+  if (dialect !== "mysql" || (key.length <= 191 && !key.startsWith(HASHED))) return key;
+  return HASHED + createHash("sha256").update(key).digest("hex");
+}

@@ -5,9 +5,9 @@
  */
 import type { RateLimitCount, RateLimitStore } from "@gatehousejs/core/types";
 import { and, eq, gt, lte, sql } from "drizzle-orm";
-import type { DrizzleDatabase } from "./dialect.js";
+import { type DrizzleDatabase, fittedKey } from "./dialect.js";
 import { guardedStore } from "./revocation.js";
-import { date, type Row } from "./rows.js";
+import type { Row } from "./rows.js";
 import { type DrizzleStoreOptions, storeContext } from "./stores.js";
 import { column } from "./tables.js";
 import { retryDeadlocks } from "./tokens.js";
@@ -30,8 +30,14 @@ function windowOf(windowMs: number): number {
   return Math.ceil(windowMs);
 }
 
+/** A counter; `resetAt` arrives as a Date (mapped by Drizzle), or as epoch ms (a raw row). */
 const countOf = (row: Row | undefined): RateLimitCount | null =>
-  row ? { count: Number(row.count), resetAt: date(row.resetAt).valueOf() } : null;
+  row
+    ? {
+        count: Number(row.count),
+        resetAt: row.resetAt instanceof Date ? row.resetAt.valueOf() : Number(row.resetAt),
+      }
+    : null;
 
 /**
  * A {@link RateLimitStore} over a Drizzle database, for `rateLimit.store`: every app instance on
@@ -69,7 +75,8 @@ export function DrizzleRateLimitStore(
   const C = sql.identifier(c.count.name);
   const R = sql.identifier(c.resetAt.name);
 
-  async function hit(key: string, ms: number, extend: boolean): Promise<Row | undefined> {
+  async function hit(given: string, ms: number, extend: boolean): Promise<Row | undefined> {
+    const key = fittedKey(ctx.dialect, given);
     if (ctx.dialect === "postgresql") {
       // The clock is read once for the insert and once more after the row lock is held, so a
       // hit that waited for another decides on the time it actually counts at.
@@ -127,12 +134,12 @@ on duplicate key update
       const rows = await db
         .select({ count: c.count, resetAt: c.resetAt })
         .from(table)
-        .where(and(eq(c.key, key), gt(c.resetAt, now)))
+        .where(and(eq(c.key, fittedKey(ctx.dialect, key)), gt(c.resetAt, now)))
         .limit(1);
       return countOf(rows[0]);
     },
     async reset(key) {
-      await db.delete(table).where(eq(c.key, key));
+      await db.delete(table).where(eq(c.key, fittedKey(ctx.dialect, key)));
     },
     async prune() {
       const ended = lte(c.resetAt, now);

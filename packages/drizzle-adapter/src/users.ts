@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { AdapterAccount, AdapterUser } from "@gatehousejs/core/adapters";
 import { and, asc, eq, isNull, ne, sql } from "drizzle-orm";
 import { type Context, writable } from "./context.js";
-import { driverError, insertOf, sqliteNow } from "./dialect.js";
+import { driverError, fittedKey, insertOf, sqliteNow } from "./dialect.js";
 import { ACCOUNT_FIELDS, ACCOUNT_OPTIONAL, type Row, toAccount, userOf } from "./rows.js";
 import { column, columnsOf, fieldsOf } from "./tables.js";
 
@@ -225,7 +225,7 @@ export function userMethods(ctx: Context) {
       ttlMs: number,
     ): Promise<(() => Promise<void>) | null> {
       if (!(Number.isFinite(ttlMs) && ttlMs > 0)) fail("lockAccount needs a positive ttlMs");
-      const key = JSON.stringify([provider, providerAccountId]);
+      const key = fittedKey(ctx.dialect, JSON.stringify([provider, providerAccountId]));
       const holder = randomUUID();
       if (!(await takeLock(key, holder, Math.ceil(ttlMs)))) return null;
       let released = false;
