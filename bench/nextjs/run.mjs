@@ -25,7 +25,8 @@
  *    one call a request, requests one after the other (nothing else runs in the server while it
  *    is timed). Target: next-auth's ÷ Gatehouse's ≥ 20. Beside it (info): the server's CPU time
  *    over the call, the same with a session never sent before on every call (no decryption to
- *    remember), and Next's cookies() alone.
+ *    remember), and Next's cookies() alone and headers() alone (what both libraries' auth()
+ *    reads the request through).
  * 3. The proxy's bundle: `.next/server/middleware.js` and every chunk of `.next/` its trace
  *    (`middleware.js.nft.json`) lists, JavaScript only, no source maps, no `node_modules` (Next's
  *    own runtime, the same for both, is loaded from there). Target: Gatehouse ≤ half of next-auth.
@@ -705,7 +706,8 @@ async function timedRun(generator, page, ms, connections) {
  */
 async function authTimes(server, cookies, calls, what = "auth") {
   const path = what === "auth" ? "/api/timing" : `/api/timing?what=${what}`;
-  const expected = what === "auth" ? USER.email : what === "cookies" ? "cookie" : "none";
+  const expected =
+    what === "auth" ? USER.email : what === "cookies" || what === "headers" ? "cookie" : "none";
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const times = [];
   try {
@@ -844,6 +846,7 @@ export async function nextjsBench({
     for (const app of libs) {
       app.authTimes = [];
       app.cookieTimes = [];
+      app.headerTimes = [];
       app.emptyTimes = [];
     }
     const authRounds = 6;
@@ -867,6 +870,14 @@ export async function nextjsBench({
             app.cookie,
             Math.ceil(authCalls / authRounds),
             "cookies",
+          )),
+        );
+        app.headerTimes.push(
+          ...(await authTimes(
+            app.server,
+            app.cookie,
+            Math.ceil(authCalls / authRounds),
+            "headers",
           )),
         );
         app.emptyTimes.push(
@@ -922,6 +933,8 @@ export async function nextjsBench({
               authCalls: app.authTimes.length,
               cookiesMs: median(app.cookieTimes.map((t) => t.ms)),
               cookiesCpuUs: median(app.cookieTimes.map((t) => t.cpuUs)),
+              headersMs: median(app.headerTimes.map((t) => t.ms)),
+              headersCpuUs: median(app.headerTimes.map((t) => t.cpuUs)),
               freshMs: median(app.freshTimes.map((t) => t.ms)),
               freshCpuUs: median(app.freshTimes.map((t) => t.cpuUs)),
               emptyMs: median(app.emptyTimes.map((t) => t.ms)),
@@ -1053,6 +1066,7 @@ export function nextjsReport(measured) {
     us(r.freshMs),
     cpuCell(netCpu(r, "fresh")),
     `${us(r.cookiesMs)} / ${cpuCell(netCpu(r, "cookies"))}`,
+    `${us(r.headersMs)} / ${cpuCell(netCpu(r, "headers"))}`,
     `${us(r.emptyMs)} / ${cpuCell(r.emptyCpuUs)}`,
   ]);
   const [ah, gh] = [results["next-auth"], results.gatehouse];
@@ -1063,6 +1077,7 @@ export function nextjsReport(measured) {
       `${(netCpu(ah, "auth") / netCpu(gh, "auth")).toFixed(1)}×`,
       `${(ah.freshMs / gh.freshMs).toFixed(1)}×`,
       `${(netCpu(ah, "fresh") / netCpu(gh, "fresh")).toFixed(1)}×`,
+      "",
       "",
       "",
     ]);
@@ -1077,10 +1092,11 @@ export function nextjsReport(measured) {
         "fresh sessions: median",
         "CPU",
         "cookies() alone: median / CPU",
+        "headers() alone: median / CPU",
         "nothing: median / CPU",
       ],
       authRows,
-      [false, true, true, true, true, true, true],
+      [false, true, true, true, true, true, true, true],
     ),
   );
   lines.push(
@@ -1090,7 +1106,8 @@ export function nextjsReport(measured) {
       "CPU time costs some itself). Fresh sessions: a session never sent before on every call " +
       "(minted with @auth/core's encode, the apps' secret), so nothing decrypted earlier can be " +
       "remembered. cookies() alone: reading the cookie with Next's cookies(), timed the same way, " +
-      "the floor under any auth().",
+      "the floor under any auth(); headers() alone: reading the Cookie header with Next's " +
+      "headers() instead (what both libraries' auth() starts with).",
   );
   if (results.bare) {
     lines.push(

@@ -12,6 +12,7 @@ import {
   resolveIntegrationConfig,
 } from "@gatehousejs/core/integration";
 import type { Session } from "@gatehousejs/core/types";
+import { headers } from "next/headers";
 import { NextResponse } from "next/server";
 import {
   type AuthorizationParams,
@@ -124,7 +125,7 @@ export function Gatehouse(config: GatehouseConfigInput): GatehouseResult {
   async function session(): Promise<Session | null> {
     const own = read(undefined);
     const { integration } = own instanceof Promise ? await own : own;
-    const source = await sessionSource(integration);
+    const source = sessionSource(await headers(), integration);
     let renewed: string[] = [];
     // Core's session check reads only the URL and the headers of its request (SessionSource).
     const value = await readSession(source as unknown as Request, integration, (cookies) => {

@@ -69,25 +69,24 @@ export interface SessionSource {
 /** Session URLs by their inputs, per core configuration. */
 const sessionUrls = new WeakMap<AuthConfig, Map<string, string>>();
 
+/** A header's value as a part of a key: a header value never holds a NUL or a line break. */
+const part = (value: string | null | undefined) => (value == null ? "\0" : value);
+
 /**
  * Core's URL of the session action for these headers: what {@link actionRequest} builds, kept
  * per configuration and per value of everything `createActionURL` reads (the host and
- * forwarding headers, the environment variables of its rule), so the same request shape is not
- * parsed into URLs again on every `auth()`. The `Host` comes from the client: the map is bounded.
+ * forwarding headers, and the environment variables its rule falls back on when the
+ * configuration leaves `url` or `trustHost` unset), so the same request shape is not parsed
+ * into URLs again on every `auth()`. The `Host` comes from the client: the map is bounded.
  */
 function sessionUrl(incoming: Headers, core: AuthConfig): string {
+  const forwardedProto = incoming.get("x-forwarded-proto");
+  let key = `${part(incoming.get("host"))}\n${part(incoming.get("x-forwarded-host"))}\n${part(forwardedProto)}`;
   const env = processEnv();
-  const proto = protoOf(incoming);
-  const key = JSON.stringify([
-    incoming.get("host"),
-    incoming.get("x-forwarded-host"),
-    incoming.get("x-forwarded-proto"),
-    env.AUTH_URL,
-    env.NEXTAUTH_URL,
-    env.AUTH_TRUST_HOST,
-    env.VERCEL,
-    env.CF_PAGES,
-  ]);
+  if (core.url === undefined) key += `\n${part(env.AUTH_URL)}\n${part(env.NEXTAUTH_URL)}`;
+  if (core.trustHost === undefined) {
+    key += `\n${part(env.AUTH_TRUST_HOST)}\n${part(env.VERCEL)}\n${part(env.CF_PAGES)}`;
+  }
   let known = sessionUrls.get(core);
   if (!known) {
     known = new Map();
@@ -95,6 +94,7 @@ function sessionUrl(incoming: Headers, core: AuthConfig): string {
   }
   let url = known.get(key);
   if (url === undefined) {
+    const proto = forwardedProto?.split(",")[0]?.trim() || "http";
     url = createActionURL("session", proto, incoming, env, core).href;
     if (known.size >= 64) known.clear();
     known.set(key, url);
@@ -103,13 +103,12 @@ function sessionUrl(incoming: Headers, core: AuthConfig): string {
 }
 
 /**
- * The request being served, as core's session check reads it: the URL of the session action
- * (as {@link actionRequest} makes it) and the headers of `next/headers` as they are. No web
- * `Request` is built: constructing one (its `Headers` copy, its `AbortSignal`) cost about a
- * fifth of `auth()` in a Server Component.
+ * The request being served, as core's session check reads it, from the headers `headers()` of
+ * `next/headers` answered: the URL of the session action (as {@link actionRequest} makes it) and
+ * those headers as they are. No web `Request` is built: constructing one (its `Headers` copy,
+ * its `AbortSignal`) cost about a fifth of `auth()` in a Server Component.
  */
-export async function sessionSource(config: IntegrationConfig): Promise<SessionSource> {
-  const incoming = await headers();
+export function sessionSource(incoming: Headers, config: IntegrationConfig): SessionSource {
   const { core } = resolveIntegrationConfig(config);
   return { url: sessionUrl(incoming, core), method: "GET", headers: incoming };
 }

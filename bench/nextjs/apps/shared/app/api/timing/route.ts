@@ -1,9 +1,14 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { auth } from "../../../auth";
 
 /** What `?what=cookies` times instead of auth(): reading the session cookie through Next alone. */
 async function readCookie() {
   return { user: { email: (await cookies()).get("authjs.session-token") ? "cookie" : null } };
+}
+
+/** What `?what=headers` times: reading the Cookie header through Next's `headers()` alone. */
+async function readHeader() {
+  return { user: { email: (await headers()).get("cookie") ? "cookie" : null } };
 }
 
 /** What `?what=none` times: nothing, the cost of the measurement itself. */
@@ -17,13 +22,21 @@ async function nothing() {
  * figure that load from outside the server moves less). Answers both, and the email of the
  * session every call saw (null if any saw none or another). `?what=cookies` times reading the
  * cookie with Next's `cookies()` instead: the floor under any auth() (its "email" is "cookie"
- * when the cookie is there); `?what=none` times nothing, what the measurement itself costs.
+ * when the cookie is there); `?what=headers` the same through `headers()`, which both
+ * libraries' auth() reads; `?what=none` times nothing, what the measurement itself costs.
  */
 export async function GET(request: Request) {
   const params = new URL(request.url).searchParams;
   const n = Math.max(1, Math.min(1000, Number(params.get("n") ?? 1)));
   const what = params.get("what");
-  const read = what === "cookies" ? readCookie : what === "none" ? nothing : auth;
+  const read =
+    what === "cookies"
+      ? readCookie
+      : what === "headers"
+        ? readHeader
+        : what === "none"
+          ? nothing
+          : auth;
   const ms: number[] = [];
   const cpuUs: number[] = [];
   const seen = new Set<string | null>();
