@@ -27,7 +27,8 @@ export interface PrismaModelDelegate {
 export interface PrismaRawClient {
   $queryRawUnsafe(query: string, ...values: never[]): PromiseLike<unknown>;
   $executeRawUnsafe(query: string, ...values: never[]): PromiseLike<unknown>;
-  $transaction(fn: (tx: never) => Promise<unknown>, options?: never): PromiseLike<unknown>;
+  /** The interactive form, `$transaction(async (tx) => …, options)`, is the one called. */
+  $transaction(arg: never, options?: never): PromiseLike<unknown>;
 }
 
 /**

@@ -2,8 +2,9 @@
  * The Prisma adapter and stores on sqlite: a client generated from prisma/sqlite.prisma, the tables
  * created with `sqlStatements("sqlite")` of @gatehousejs/cli, every suite of @gatehousejs/adapter-test.
  */
-import { describe, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { open } from "./support/databases.js";
+import { typeErrors } from "./support/fits.js";
 import { prismaSuites } from "./support/suites.js";
 
 const db = await open("sqlite");
@@ -12,3 +13,7 @@ if (db) prismaSuites("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", db);
 else
   describe.skip("Prisma 7, SQLite (@prisma/adapter-better-sqlite3)", () =>
     test("server unreachable", () => {}));
+
+test("the generated sqlite client fits PrismaAdapter and the stores as it is (tsc)", async () => {
+  expect(await typeErrors("sqlite")).toBe("");
+}, 120_000);
