@@ -938,6 +938,40 @@ describe.skipIf(!chromiumPath)("the Next.js example in Chromium", { timeout: 90_
     expect(await other.getByTestId("sign-out-federated").count()).toBe(0);
   });
 
+  test("signed out, the account, change-password, two-factor and provider-token pages lead to the sign-in page and back", async () => {
+    const page = await newPage();
+    await open(page);
+    for (const [link, path, signIn, shown] of [
+      ["nav-account", "/account", "account-sign-in", "account-email"],
+      ["nav-two-factor", "/two-factor", "two-factor-sign-in", "two-factor-off"],
+      [
+        "home-change-password",
+        "/change-password",
+        "change-password-sign-in",
+        "change-password-email",
+      ],
+    ] as const) {
+      await tour.click(page, link);
+      await onPage(page, path);
+      await tour.click(page, signIn);
+      await onLogin(page, path);
+      await submitLogin(page);
+      await onPage(page, path);
+      await expect.poll(() => page.getByTestId(shown).count()).toBe(1);
+      await tour.click(page, "nav-home");
+      await onPage(page, "/");
+      await signOut(page);
+    }
+    // The provider-token page is a Server Component: signed out, it sends to /login itself.
+    await tour.click(page, "nav-provider-token");
+    await onLogin(page, "/provider-token");
+    await submitLogin(page);
+    await onPage(page, "/provider-token");
+    // The provider-token test linked an identity at the provider to the demo account.
+    const { userinfo } = await readUserinfo(page);
+    expect(String(userinfo.email)).toMatch(/^demo-at-provider-/);
+  });
+
   test("on a 390 px wide screen, no page scrolls sideways", async () => {
     const page = await newPage({ width: 390 });
     /** The page is no wider than the screen: nothing to scroll sideways. */
