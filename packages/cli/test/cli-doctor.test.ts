@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,6 +104,14 @@ describe("gatehouse doctor", () => {
     const healed = await gatehouse(["doctor"], { cwd: good.dir, env });
     expect(healed.stdout).not.toContain("[schema] missing");
     expect(healed.status).toBe(0);
+  });
+
+  it("reports a SQLite file that does not exist, without creating it", async () => {
+    const file = join(tmp.dir, "typo.db");
+    const run = await gatehouse(["doctor", "--url", `file:${file}`], { cwd: good.dir });
+    expect(run.status).toBe(1);
+    expect(run.stdout).toMatch(/✖ error \[schema\] could not connect to file:.*typo\.db/);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("reports a database it cannot reach as an error", async () => {

@@ -32,8 +32,9 @@ export function databaseOf(
 export async function withDatabase<T>(
   db: { url: string; dialect: Dialect },
   work: (conn: Connection) => Promise<T>,
+  options: { existing?: boolean } = {},
 ): Promise<T> {
-  const conn = await connect(db.dialect, db.url);
+  const conn = await connect(db.dialect, db.url, options);
   try {
     return await work(conn);
   } finally {

@@ -63,14 +63,20 @@ async function schemaFindings(
 ): Promise<Finding[]> {
   let plan: ReturnType<typeof planMigration>;
   try {
-    plan = await withDatabase(db, async (conn) => {
-      const schema =
-        conn.dialect === "postgresql" ? (options.schema ?? (await currentSchema(conn))) : undefined;
-      return planMigration(conn.dialect, await introspect(conn, schema), {
-        features,
-        ...(schema && schema !== "public" ? { schema } : {}),
-      });
-    });
+    plan = await withDatabase(
+      db,
+      async (conn) => {
+        const schema =
+          conn.dialect === "postgresql"
+            ? (options.schema ?? (await currentSchema(conn)))
+            : undefined;
+        return planMigration(conn.dialect, await introspect(conn, schema), {
+          features,
+          ...(schema && schema !== "public" ? { schema } : {}),
+        });
+      },
+      { existing: true },
+    );
   } catch (cause) {
     const message = cause instanceof CliError ? cause.message : describe(cause);
     return [{ level: "error", topic: "schema", message }];

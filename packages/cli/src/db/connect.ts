@@ -81,6 +81,7 @@ type MysqlModule = MysqlApi & { default?: MysqlApi };
 interface SqliteModule {
   default: new (
     path: string,
+    options?: { fileMustExist?: boolean },
   ) => {
     prepare(sql: string): {
       reader: boolean;
@@ -91,8 +92,15 @@ interface SqliteModule {
   };
 }
 
-/** Opens a connection to `url` with the dialect's driver. */
-export async function connect(dialect: Dialect, url: string): Promise<Connection> {
+/**
+ * Opens a connection to `url` with the dialect's driver. A SQLite file is created unless
+ * `existing` is set (a check must not leave an empty database behind a mistyped path).
+ */
+export async function connect(
+  dialect: Dialect,
+  url: string,
+  options: { existing?: boolean } = {},
+): Promise<Connection> {
   try {
     if (dialect === "postgresql") {
       const pg = await driver<PgModule>("pg", "PostgreSQL");
@@ -121,7 +129,7 @@ export async function connect(dialect: Dialect, url: string): Promise<Connection
       };
     }
     const sqlite = await driver<SqliteModule>("better-sqlite3", "SQLite");
-    const db = new sqlite.default(sqlitePath(url));
+    const db = new sqlite.default(sqlitePath(url), { fileMustExist: options.existing === true });
     return {
       dialect,
       query: async (sql, params = []) => {
