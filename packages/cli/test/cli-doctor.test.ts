@@ -106,6 +106,43 @@ describe("gatehouse doctor", () => {
     expect(healed.status).toBe(0);
   });
 
+  it("warns, without failing, when a store's tables are all absent (a store kept elsewhere)", async () => {
+    const app = appFolder({
+      "gatehouse.config.ts": JWT_APP,
+      ".env": `AUTH_SECRET=${SECRET}\nAUTH_URL=https://app.example.com\nAUTH_TRUSTED_PROXIES=1\n`,
+    });
+    const file = join(tmp.dir, "no-stores.db");
+    try {
+      const migrated = await gatehouse(
+        ["migrate", "--without", "revocation,rateLimit", "--url", `file:${file}`],
+        {
+          cwd: app.dir,
+        },
+      );
+      expect(migrated.status).toBe(0);
+      const run = await gatehouse(["doctor", "--url", `file:${file}`], { cwd: app.dir });
+      expect(run.stdout).toContain(
+        "! warning [schema] no revoked_sessions, revocation_epochs, jwt_sessions table: fine if session.revocation.store keeps its data elsewhere",
+      );
+      expect(run.stdout).toContain(
+        "! warning [schema] no rate_limits table: fine if rateLimit.store",
+      );
+      expect(run.stdout).not.toContain("✖ error");
+      expect(run.status).toBe(0);
+      // Half a store's tables is drift, not a store kept elsewhere.
+      const sqlite = new Database(file);
+      sqlite.exec(
+        `CREATE TABLE "revoked_sessions" ("userId" TEXT NOT NULL, "sessionId" TEXT NOT NULL, "expires" INTEGER NOT NULL)`,
+      );
+      sqlite.close();
+      const half = await gatehouse(["doctor", "--url", `file:${file}`], { cwd: app.dir });
+      expect(half.stdout).toContain("✖ error [schema] missing table revocation_epochs");
+      expect(half.status).toBe(1);
+    } finally {
+      app.remove();
+    }
+  });
+
   it("reports a SQLite file that does not exist, without creating it", async () => {
     const file = join(tmp.dir, "typo.db");
     const run = await gatehouse(["doctor", "--url", `file:${file}`], { cwd: good.dir });

@@ -192,6 +192,14 @@ describe("gatehouse migrate with the app's configuration", () => {
     const odd = await gatehouse(["migrate", "--url", "mongodb://localhost/app"], { cwd: app.dir });
     expect(odd.status).toBe(1);
     expect(odd.stderr).toMatch(/pass --dialect/);
+    const turso = await gatehouse(
+      ["migrate", "-d", "sqlite", "--url", "libsql://db.example.turso.io"],
+      {
+        cwd: app.dir,
+      },
+    );
+    expect(turso.status).toBe(1);
+    expect(turso.stderr).toMatch(/only SQLite files \(file:.\/app.db\) can be migrated here/);
   });
 
   it.runIf(postgresReachable)(

@@ -9,7 +9,7 @@ import { currentSchema, introspect } from "../db/introspect.js";
 import { checkConfig, type Finding } from "../doctor/checks.js";
 import { CliError } from "../errors.js";
 import { planMigration } from "../migrate/plan.js";
-import type { SchemaFeatures } from "../schema/index.js";
+import { type SchemaFeatures, TABLES } from "../schema/index.js";
 import { type DatabaseOptions, databaseOf, withDatabase } from "./database.js";
 import type { Io } from "./io.js";
 
@@ -17,6 +17,13 @@ import type { Io } from "./io.js";
 export interface DoctorOptions extends DatabaseOptions {
   config?: string;
 }
+
+/** The features that are a store of their own, with the option that configures each. */
+const STORE_FEATURES = [
+  { name: "revocation", option: "session.revocation.store" },
+  { name: "securityLog", option: "securityLog.store" },
+  { name: "rateLimit", option: "rateLimit.store" },
+] as const;
 
 const MARK: Record<Finding["level"], string> = {
   error: "✖ error",
@@ -82,7 +89,23 @@ async function schemaFindings(
     return [{ level: "error", topic: "schema", message }];
   }
   const findings: Finding[] = [];
-  for (const t of plan.missingTables) {
+  // A store's tables all missing most likely means the store lives elsewhere (Redis, memory),
+  // which the configuration's object does not always tell: a warning, not an error.
+  const elsewhere = new Set<string>();
+  for (const feature of STORE_FEATURES) {
+    const tables = TABLES.filter((t) => t.feature === feature.name).map((t) => t.name);
+    if (tables.every((t) => plan.missingTables.includes(t))) {
+      for (const t of tables) elsewhere.add(t);
+      if (features[feature.name]) {
+        findings.push({
+          level: "warning",
+          topic: "schema",
+          message: `no ${tables.join(", ")} table: fine if ${feature.option} keeps its data elsewhere (Redis, memory); if it is a SQL store, run \`npx gatehouse migrate\``,
+        });
+      }
+    }
+  }
+  for (const t of plan.missingTables.filter((name) => !elsewhere.has(name))) {
     findings.push({ level: "error", topic: "schema", message: `missing table ${t}` });
   }
   for (const c of plan.missingColumns) {

@@ -38,6 +38,12 @@ export function redactUrl(url: string): string {
 
 /** A SQLite URL's file path: `file:./app.db`, `sqlite:app.db`, `./app.db`. */
 export function sqlitePath(url: string): string {
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(url) && !/^(file|sqlite):/i.test(url)) {
+    // libsql://, https:// (Turso) and the like: not a file this driver can open.
+    throw new CliError(
+      "only SQLite files (file:./app.db) can be migrated here; for libSQL, apply `gatehouse generate --adapter sql --dialect sqlite` with your client",
+    );
+  }
   const bare = url.replace(/^(sqlite|file):(\/\/)?/i, "").replace(/\?.*$/, "");
   if (bare === "" || bare === ":memory:") {
     throw new CliError(
