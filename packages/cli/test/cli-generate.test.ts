@@ -142,6 +142,31 @@ describe("gatehouse generate", () => {
     }
   });
 
+  it("calls a configuration exported as a function, and names a file that exports none", async () => {
+    const lazy = appFolder({
+      "auth.config.mjs":
+        'import { MemoryAdapter } from "@gatehousejs/core/adapters/memory";\nexport default () => ({ adapter: MemoryAdapter(), session: { strategy: "jwt" }, providers: [] });\n',
+    });
+    const handlers = appFolder({
+      "auth.ts": "export default { handlers: { GET() {} } };\nexport const auth = () => null;\n",
+    });
+    try {
+      const run = await gatehouse(["generate", "-a", "sql", "-d", "sqlite"], { cwd: lazy.dir });
+      expect(run.status).toBe(0);
+      expect(tablesIn(run.stdout)).toEqual(["users", "accounts"]);
+      const none = await gatehouse(["generate", "-a", "sql", "-d", "sqlite"], {
+        cwd: handlers.dir,
+      });
+      expect(none.status).toBe(1);
+      expect(none.stderr).toMatch(
+        /exports no Gatehouse configuration: export it as default, or as "config" or "authConfig"/,
+      );
+    } finally {
+      lazy.remove();
+      handlers.remove();
+    }
+  });
+
   it("fails for an app that stores nothing, a missing file, and a file that throws", async () => {
     const stateless = await gatehouse(["generate", "-a", "sql", "-d", "sqlite"], {
       cwd: statelessApp.dir,
