@@ -48,6 +48,15 @@ export interface Opened {
   close(): Promise<void>;
 }
 
+/** The host and port of a URL, without its credentials, for messages. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "DATABASE_URL";
+  }
+}
+
 const fresh = () => `gh_prisma_${randomBytes(6).toString("hex")}`;
 
 function withLog(PrismaClient: GeneratedClient, adapter: unknown) {
@@ -71,7 +80,7 @@ async function reachable(what: string, probe: () => Promise<unknown>): Promise<b
 }
 
 async function openPostgres(PrismaClient: GeneratedClient): Promise<Opened | null> {
-  const ok = await reachable("PostgreSQL at 127.0.0.1:5432", async () => {
+  const ok = await reachable(`PostgreSQL at ${hostOf(DATABASE_URL)}`, async () => {
     const client = new pg.Client({ connectionString: DATABASE_URL, connectionTimeoutMillis: 2000 });
     try {
       await client.connect();
@@ -109,7 +118,12 @@ async function openPostgres(PrismaClient: GeneratedClient): Promise<Opened | nul
 
 async function openMysql(PrismaClient: GeneratedClient): Promise<Opened | null> {
   const admin = new PrismaClient({
-    adapter: new PrismaMariaDb({ ...MYSQL, connectTimeout: 2000, connectionLimit: 2 }),
+    adapter: new PrismaMariaDb({
+      ...MYSQL,
+      connectTimeout: 2000,
+      acquireTimeout: 3000,
+      connectionLimit: 2,
+    }),
   });
   const ok = await reachable(`MariaDB at ${MYSQL.host}:${MYSQL.port}`, () =>
     admin.$queryRawUnsafe("SELECT 1"),
