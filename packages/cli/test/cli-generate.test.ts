@@ -142,6 +142,46 @@ describe("gatehouse generate", () => {
     }
   });
 
+  it("writes PostgreSQL SQL into a --schema, and refuses a --schema it cannot use", async () => {
+    const run = await gatehouse([
+      "generate",
+      "-a",
+      "sql",
+      "-d",
+      "postgresql",
+      "--all",
+      "--schema",
+      "auth",
+    ]);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('CREATE SCHEMA IF NOT EXISTS "auth";');
+    expect(run.stdout).toContain('CREATE TABLE IF NOT EXISTS "auth"."users"');
+    const bad = await gatehouse([
+      "generate",
+      "-a",
+      "sql",
+      "-d",
+      "postgresql",
+      "--all",
+      "--schema",
+      "a-b",
+    ]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^gatehouse: --schema must be 1 to 63 letters/m);
+    const drizzle = await gatehouse([
+      "generate",
+      "-a",
+      "drizzle",
+      "-d",
+      "postgresql",
+      "--all",
+      "--schema",
+      "auth",
+    ]);
+    expect(drizzle.status).toBe(1);
+    expect(drizzle.stderr).toMatch(/--schema is for --adapter sql/);
+  });
+
   it("calls a configuration exported as a function, and names a file that exports none", async () => {
     const lazy = appFolder({
       "auth.config.mjs":

@@ -10,8 +10,10 @@ import { DATABASE_APP, MEMORY_MODULE } from "./support/apps.js";
 import { appFolder, buildCli, gatehouse } from "./support/cli.js";
 import {
   freshMysqlDatabase,
+  freshName,
   freshPostgresSchema,
   mysqlReachable,
+  PG_URL,
   postgresReachable,
   tempDir,
 } from "./support/servers.js";
@@ -214,6 +216,33 @@ describe("gatehouse migrate with the app's configuration", () => {
       expect(run.stderr).not.toContain("hunter2");
     },
   );
+});
+
+describe.runIf(postgresReachable)("gatehouse migrate --schema on PostgreSQL", () => {
+  const schema = freshName();
+  afterAll(async () => {
+    const conn = await connect("postgresql", PG_URL);
+    await conn.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    await conn.close();
+  });
+
+  it("creates the schema and its tables, then has nothing to do", async () => {
+    const run = await gatehouse(["migrate", "--all", "--url", PG_URL, "--schema", schema]);
+    expect(run.status).toBe(0);
+    const conn = await connect("postgresql", PG_URL);
+    try {
+      expect([...(await introspect(conn, schema)).keys()].sort()).toEqual(ALL);
+    } finally {
+      await conn.close();
+    }
+    const again = await gatehouse(["migrate", "--all", "--url", PG_URL, "--schema", schema]);
+    expect(again.stderr).toMatch(/The database is up to date/);
+    const bad = await gatehouse(["migrate", "--all", "--url", PG_URL, "--schema", "x; DROP"]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe(
+      "Features: all (--all).\ngatehouse: --schema must be 1 to 63 letters, digits or underscores, not starting with a digit\n",
+    );
+  });
 });
 
 describe("the migration plan", () => {

@@ -14,11 +14,25 @@ export interface DatabaseOptions {
   schema?: string;
 }
 
+/** Refuses a `--schema` that is not a plain identifier (it is quoted into SQL). */
+export function checkSchemaName(schema: string | undefined): void {
+  if (schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {
+    throw new CliError(
+      "--schema must be 1 to 63 letters, digits or underscores, not starting with a digit",
+    );
+  }
+}
+
 /** The URL and dialect to use, or `undefined` when none is given. */
 export function databaseOf(
   options: DatabaseOptions,
   io: Io,
 ): { url: string; dialect: Dialect } | undefined {
+  if (options.schema !== undefined && !/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(options.schema)) {
+    throw new CliError(
+      "--schema must be 1 to 63 letters, digits or underscores, not starting with a digit",
+    );
+  }
   const url = options.url ?? io.env.DATABASE_URL;
   if (!url) return undefined;
   const dialect = options.dialect ?? dialectOfUrl(url);

@@ -4,7 +4,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
+import { CliError } from "../errors.js";
 import { type Dialect, drizzleSchema, prismaSchema, sqlScript } from "../schema/index.js";
+import { checkSchemaName } from "./database.js";
 import { type FeatureOptions, featuresFor } from "./features.js";
 import type { Io } from "./io.js";
 
@@ -21,6 +23,10 @@ export interface GenerateOptions extends FeatureOptions {
 
 /** Writes the schema to `--out`, or to standard output. */
 export async function generateCommand(options: GenerateOptions, io: Io): Promise<void> {
+  checkSchemaName(options.schema);
+  if (options.schema !== undefined && (options.adapter !== "sql" || options.dialect === "sqlite")) {
+    throw new CliError("--schema is for --adapter sql on postgresql or mysql");
+  }
   const features = await featuresFor(options, io);
   const text =
     options.adapter === "drizzle"
