@@ -71,7 +71,10 @@ export function createProgram(io: Io, onFailure: (code: number) => void = () => 
           .makeOptionMandatory(),
       )
       .option("-o, --out <file>", "write to this file (default: standard output)")
-      .option("--schema <name>", "SQL on PostgreSQL: the schema to create the tables in"),
+      .option(
+        "--schema <name>",
+        "with --adapter sql: the PostgreSQL schema (or MySQL database) of the tables",
+      ),
   )
     .addHelpText(
       "after",
