@@ -4,15 +4,7 @@
  * names the proposed row, and what a driver's error for a missing column looks like.
  */
 import { createHash } from "node:crypto";
-import {
-  DrizzleError,
-  DrizzleQueryError,
-  getTableColumns,
-  is,
-  SQL,
-  sql,
-  type Table,
-} from "drizzle-orm";
+import { DrizzleError, getTableColumns, is, SQL, sql, type Table } from "drizzle-orm";
 import { MySqlDatabase } from "drizzle-orm/mysql-core";
 import { PgDatabase } from "drizzle-orm/pg-core";
 import { BaseSQLiteDatabase } from "drizzle-orm/sqlite-core";
@@ -81,8 +73,11 @@ export interface Db {
  * its code (SQLSTATE `23505`, `ER_DUP_ENTRY`, `SQLITE_CONSTRAINT_UNIQUE`).
  */
 export function driverError(error: unknown): unknown {
-  const wrapped = error instanceof DrizzleQueryError || is(error, DrizzleError);
-  return wrapped && (error as Error).cause !== undefined ? (error as Error).cause : error;
+  if (!(error instanceof Error) || error.cause === undefined) return error;
+  // Drizzle 0.44+ wraps a failed query in DrizzleQueryError (it has `query` and `params`; matched
+  // by shape, as older versions have no such class); better-sqlite3's raw runs in DrizzleError.
+  const wrapped = ("query" in error && "params" in error) || is(error, DrizzleError);
+  return wrapped ? error.cause : error;
 }
 
 /** Runs `work`, throwing the driver's error rather than Drizzle's wrapper. */

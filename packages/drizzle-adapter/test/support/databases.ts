@@ -133,6 +133,8 @@ export function openBetterSqlite(): Harness {
   return {
     name: "SQLite (better-sqlite3)",
     async setup() {
+      // WAL, as an app on a file should run it: a commit is not one fsync of the whole journal.
+      client.pragma("journal_mode = WAL");
       for (const statement of sqlStatements("sqlite")) client.exec(statement);
     },
     dialect: "sqlite",
@@ -159,6 +161,7 @@ export function openLibsql(): Harness {
   return {
     name: "SQLite (libSQL file)",
     async setup() {
+      await client.execute("PRAGMA journal_mode = WAL");
       for (const statement of sqlStatements("sqlite")) await client.execute(statement);
     },
     dialect: "sqlite",
