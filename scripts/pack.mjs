@@ -25,6 +25,9 @@ export const PACKAGES = [
   "hono",
   "express",
   "nextjs",
+  "drizzle-adapter",
+  "prisma-adapter",
+  "cli",
 ];
 
 /**
