@@ -19,6 +19,7 @@ import {
   model,
   type PrismaAdapterOptions,
   type PrismaClientLike,
+  type PrismaModelDelegate,
   placeholder,
   quoter,
   type Row,
@@ -49,6 +50,41 @@ export type PrismaAdapterModels =
   | "session"
   | "verificationToken"
   | "authenticator";
+
+/**
+ * The models a feature adds, and the adapter methods that need each: `gatehouse generate` writes
+ * only the models a configuration uses, so a client may lack them.
+ */
+const OPTIONAL_MODELS = {
+  session: [
+    "createSession",
+    "getSessionAndUser",
+    "updateSession",
+    "deleteSession",
+    "listSessionsByUserId",
+    "deleteSessionsByUserId",
+  ],
+  verificationToken: [
+    "createVerificationToken",
+    "useVerificationToken",
+    "countVerificationTokenTry",
+  ],
+  authenticator: [
+    "createAuthenticator",
+    "getAuthenticator",
+    "listAuthenticatorsByUserId",
+    "updateAuthenticatorCounter",
+    "deleteAuthenticator",
+  ],
+  accountLock: ["lockAccount"],
+} as const satisfies Record<Exclude<PrismaAdapterModels, "user" | "account">, readonly string[]>;
+
+/**
+ * The client {@link PrismaAdapter} takes: one with the `User` and `Account` models, and any of the
+ * others (`Session`, `VerificationToken`, `Authenticator`, `AccountLock`) its features need.
+ */
+export type PrismaAdapterClient = PrismaClientLike<"user" | "account"> &
+  Partial<Record<keyof typeof OPTIONAL_MODELS, PrismaModelDelegate>>;
 
 /** What {@link PrismaAdapter} returns: every method of the contract, asynchronous. */
 export interface PrismaAdapterMethods extends CompleteAdapter, PrismaVerificationTokenMethods {
@@ -156,6 +192,10 @@ const accountValue = (field: string, value: unknown) =>
  * - `countVerificationTokenTry` is a guarded increment and a read in one short transaction.
  * - `deleteUser` deletes the user's sessions, accounts and authenticators itself, so it does
  *   not rely on foreign keys being enforced (SQLite's `PRAGMA foreign_keys`).
+ * - The client needs the `User` and `Account` models; without `Session`, `VerificationToken`,
+ *   `Authenticator` or `AccountLock` (`gatehouse generate` writes only the models the
+ *   configuration uses), the methods that need it are left out of the adapter, and Gatehouse
+ *   names them if the configuration needs them.
  *
  * @example
  * ```ts
@@ -175,7 +215,7 @@ const accountValue = (field: string, value: unknown) =>
  * ```
  */
 export function PrismaAdapter(
-  prisma: PrismaClientLike<PrismaAdapterModels>,
+  prisma: PrismaAdapterClient,
   options: PrismaAdapterOptions = {},
 ): PrismaAdapterMethods {
   const dialect = dialectOf(prisma, options.dialect, WHO);
@@ -199,6 +239,8 @@ export function PrismaAdapter(
 FROM ${table("sessions")} s JOIN ${table("users")} u ON u.${q("id")} = s.${q("userId")}
 WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
 
+  const has = (name: keyof typeof OPTIONAL_MODELS) => typeof db[name] === "object" && !!db[name];
+
   const accountKey = (key: Pick<AdapterAccount, "provider" | "providerAccountId">) => ({
     provider_providerAccountId: {
       provider: key.provider,
@@ -206,7 +248,7 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
     },
   });
 
-  return {
+  const methods: PrismaAdapterMethods = {
     async createUser(user) {
       const row = await users.create({
         data: {
@@ -254,8 +296,9 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
           select: USER_SELECT,
         });
         if (!row) return null;
-        await model(tx, "session").deleteMany({ where: { userId } });
-        await model(tx, "authenticator").deleteMany({ where: { userId } });
+        for (const child of ["session", "authenticator"] as const) {
+          if (has(child)) await model(tx, child).deleteMany({ where: { userId } });
+        }
         await model(tx, "account").deleteMany({ where: { userId } });
         await model(tx, "user").deleteMany({ where: { id: userId } });
         return toUser(row);
@@ -424,4 +467,12 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
       return row ? toAuthenticator(row) : null;
     },
   };
+  // A model the client lacks takes its methods away, so that Gatehouse names what is missing when
+  // the configuration is first used (a database session strategy without the Session model, say)
+  // rather than in the middle of a request.
+  for (const [name, needing] of Object.entries(OPTIONAL_MODELS)) {
+    if (has(name as keyof typeof OPTIONAL_MODELS)) continue;
+    for (const method of needing) delete (methods as unknown as Record<string, unknown>)[method];
+  }
+  return methods;
 }

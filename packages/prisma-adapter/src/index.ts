@@ -3,7 +3,12 @@
  * security-log and rate-limit stores on the same client. The models are in `prisma/<dialect>.prisma`.
  * @module
  */
-export { PrismaAdapter, type PrismaAdapterMethods, type PrismaAdapterModels } from "./adapter.js";
+export {
+  PrismaAdapter,
+  type PrismaAdapterClient,
+  type PrismaAdapterMethods,
+  type PrismaAdapterModels,
+} from "./adapter.js";
 export type {
   PrismaAdapterOptions,
   PrismaClientLike,

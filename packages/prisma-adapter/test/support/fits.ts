@@ -63,10 +63,17 @@ export const stores = [
 const extended = prisma.$extends({ query: {} });
 export const onExtended = PrismaAdapter(extended);
 
-// A client whose schema lacks a model the adapter needs is refused at compile time.
-declare const withoutSessions: Omit<typeof prisma, "session">;
-// @ts-expect-error the adapter needs the Session model
-PrismaAdapter(withoutSessions);
+// A client of an app without database sessions, email or passkeys (gatehouse generate writes
+// only the models a configuration uses) fits; one without a model the adapter always needs
+// is refused at compile time.
+declare const jwtOnly: Omit<
+  typeof prisma,
+  "session" | "verificationToken" | "authenticator" | "accountLock"
+>;
+export const onJwtOnly = PrismaAdapter(jwtOnly);
+declare const withoutAccounts: Omit<typeof prisma, "account">;
+// @ts-expect-error the adapter needs the Account model
+PrismaAdapter(withoutAccounts);
 declare const withoutEvents: Omit<typeof prisma, "securityEvent">;
 // @ts-expect-error the security-event store needs the SecurityEvent model
 PrismaSecurityEventStore(withoutEvents);

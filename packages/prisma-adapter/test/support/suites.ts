@@ -129,6 +129,63 @@ export function prismaSuites(name: string, db: Opened): void {
       expect("authorization_details" in (cleared ?? {})).toBe(false);
     });
 
+    test("an extended client ($extends) works as it is", async () => {
+      const extended = db.prisma.$extends({ query: {} });
+      const onExtended = PrismaAdapter(extended, db.options);
+      const user = await newUser();
+      const sessionToken = crypto.randomUUID();
+      await onExtended.createSession({
+        sessionToken,
+        userId: user.id,
+        expires: new Date(Date.now() + 60_000),
+      });
+      expect((await onExtended.getSessionAndUser(sessionToken))?.user.id).toBe(user.id);
+    });
+
+    test("a client without the optional models leaves their methods out; users and accounts work", async () => {
+      const missing = new Set(["session", "verificationToken", "authenticator", "accountLock"]);
+      // A client generated for a JWT-only app has no such delegates.
+      const jwtOnly = new Proxy(db.prisma, {
+        get: (target, key, receiver) =>
+          typeof key === "string" && missing.has(key)
+            ? undefined
+            : Reflect.get(target, key, receiver),
+      });
+      const partial = PrismaAdapter(jwtOnly as never, db.options) as unknown as Record<
+        string,
+        unknown
+      >;
+      for (const method of [
+        "createSession",
+        "getSessionAndUser",
+        "listSessionsByUserId",
+        "createVerificationToken",
+        "useVerificationToken",
+        "countVerificationTokenTry",
+        "createAuthenticator",
+        "deleteAuthenticator",
+        "lockAccount",
+      ]) {
+        expect(partial[method], `adapter.${method} without its model`).toBeUndefined();
+      }
+      const jwtAdapter = partial as unknown as typeof adapter;
+      const user = await jwtAdapter.createUser({
+        id: crypto.randomUUID(),
+        email: `${crypto.randomUUID()}@example.com`,
+        emailVerified: null,
+      });
+      const account = {
+        userId: user.id,
+        type: "oauth" as const,
+        provider: "gatehouse-test",
+        providerAccountId: crypto.randomUUID(),
+      };
+      await jwtAdapter.linkAccount(account);
+      expect((await jwtAdapter.getUserByAccount(account))?.id).toBe(user.id);
+      expect((await jwtAdapter.deleteUser(user.id))?.id).toBe(user.id);
+      expect(await jwtAdapter.getUser(user.id)).toBeNull();
+    });
+
     test("deleteUser removes the user's rows itself (no reliance on enforced foreign keys)", async () => {
       const user = await newUser();
       const sessionToken = crypto.randomUUID();
