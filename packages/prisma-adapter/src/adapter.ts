@@ -10,7 +10,6 @@ import type {
   AdapterUser,
   CompleteAdapter,
 } from "@gatehousejs/core/adapters";
-import { DbNull } from "@prisma/client/runtime/client";
 import {
   type Db,
   dialectOf,
@@ -176,9 +175,19 @@ function given(
   return data;
 }
 
-/** An account field as Prisma writes it: `null` clears a JSON column through `DbNull`. */
-const accountValue = (field: string, value: unknown) =>
-  value === null && jsonAccountFields.has(field) ? DbNull : value;
+/**
+ * The account fields of `patch` to write. `null` clears a field; a JSON column is cleared with
+ * Prisma's `DbNull`, loaded only then (from the runtime the generated client itself uses).
+ */
+async function accountData(patch: Record<string, unknown>): Promise<Row> {
+  const data = given(patch, accountFields);
+  const clears = Object.keys(data).filter((f) => data[f] === null && jsonAccountFields.has(f));
+  if (clears.length > 0) {
+    const { DbNull } = await import("@prisma/client/runtime/client");
+    for (const field of clears) data[field] = DbNull;
+  }
+  return data;
+}
 
 /**
  * A Gatehouse adapter over a Prisma 7 client (the `prisma-client` generator, with a driver
@@ -330,7 +339,7 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
       return row ? toAccount(row) : null;
     },
     async updateAccount(patch, updateOptions = {}) {
-      const data = given(patch, accountFields, accountValue);
+      const data = await accountData(patch);
       const key = accountKey(patch);
       if (updateOptions.ifRefreshToken === undefined) {
         const row =

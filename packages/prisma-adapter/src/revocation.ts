@@ -90,9 +90,12 @@ async function raiseOrCreate(
     return found;
   };
   if (await apply()) return;
-  // Nothing was raised: either there is no row, or it already holds values as late.
-  const exists = await rows.findFirst({ where });
-  if (exists) return;
+  // Nothing was raised: there was no row, or it held values as late. A row another call created
+  // since is raised now (rows are never deleted but expired ones, by prune).
+  if (await rows.findFirst({ where })) {
+    await apply();
+    return;
+  }
   try {
     await rows.create({ data: create });
   } catch (error) {
