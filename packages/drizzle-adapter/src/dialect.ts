@@ -115,7 +115,11 @@ export function dialected(database: DrizzleDatabase): Dialected {
     dialect,
     db,
     async rows(query, on = db) {
-      if (dialect === "postgresql") return ((await on.execute(query)) as { rows: Row[] }).rows;
+      if (dialect === "postgresql") {
+        // node-postgres, PGlite and Neon answer `{ rows }`; postgres.js answers the rows.
+        const result = (await on.execute(query)) as Row[] | { rows: Row[] };
+        return Array.isArray(result) ? result : result.rows;
+      }
       if (mysql) return ((await on.execute(query)) as [Row[]])[0];
       return (await on.all(query)) as Row[];
     },
@@ -195,4 +199,15 @@ const HASHED = "sha256:";
 export function fittedKey(dialect: Dialect, key: string): string {
   if (dialect !== "mysql" || (key.length <= 191 && !key.startsWith(HASHED))) return key;
   return HASHED + createHash("sha256").update(key).digest("hex");
+}
+
+/** Retries a MySQL transaction that InnoDB rolled back to break a deadlock. */
+export async function retryDeadlocks<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (attempt >= 10 || !isDeadlock(error)) throw error;
+    }
+  }
 }

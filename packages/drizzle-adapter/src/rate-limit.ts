@@ -5,12 +5,10 @@
  */
 import type { RateLimitCount, RateLimitStore } from "@gatehousejs/core/types";
 import { and, eq, gt, lte, sql } from "drizzle-orm";
-import { type DrizzleDatabase, fittedKey } from "./dialect.js";
-import { guardedStore } from "./revocation.js";
+import { type DrizzleDatabase, fittedKey, retryDeadlocks } from "./dialect.js";
 import type { Row } from "./rows.js";
-import { type DrizzleStoreOptions, storeContext } from "./stores.js";
+import { type DrizzleStoreOptions, guardedStore, storeContext } from "./stores.js";
 import { column } from "./tables.js";
-import { retryDeadlocks } from "./tokens.js";
 
 /** What {@link DrizzleRateLimitStore} returns: the store contract and pruning. */
 export interface DrizzleRateLimitStoreMethods extends RateLimitStore {

@@ -4,9 +4,9 @@
  */
 import type { RevocationSessionRecord, RevocationStore } from "@gatehousejs/core/types";
 import { and, eq, gt, lte, ne } from "drizzle-orm";
-import { type DrizzleDatabase, guarded } from "./dialect.js";
+import type { DrizzleDatabase } from "./dialect.js";
 import { dateOrNull, type Row, textOrNull } from "./rows.js";
-import { type DrizzleStoreOptions, storeContext } from "./stores.js";
+import { type DrizzleStoreOptions, guardedStore, storeContext } from "./stores.js";
 import { column, columnsOf, fieldsOf } from "./tables.js";
 
 /** What {@link DrizzleRevocationStore} returns: the whole store contract, and pruning. */
@@ -216,14 +216,4 @@ export function DrizzleRevocationStore(
     },
   };
   return guardedStore(store);
-}
-
-/** The store with every method throwing the driver's error rather than Drizzle's wrapper. */
-export function guardedStore<S extends object>(store: S): S {
-  const out: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(store)) {
-    out[name] = (...args: unknown[]) =>
-      guarded(() => (method as (...a: unknown[]) => Promise<unknown>)(...args));
-  }
-  return out as S;
 }

@@ -5,9 +5,8 @@
 import type { SecurityEvent, SecurityEventStore, SecurityEventType } from "@gatehousejs/core/types";
 import { and, desc, eq, lt } from "drizzle-orm";
 import type { DrizzleDatabase } from "./dialect.js";
-import { guardedStore } from "./revocation.js";
 import { date, type Row, textOrNull } from "./rows.js";
-import { type DrizzleStoreOptions, storeContext } from "./stores.js";
+import { type DrizzleStoreOptions, guardedStore, storeContext } from "./stores.js";
 import { column, fieldsOf } from "./tables.js";
 
 const FIELDS = [

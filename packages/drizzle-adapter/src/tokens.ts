@@ -5,7 +5,7 @@
 import type { AdapterAuthenticator, VerificationToken } from "@gatehousejs/core/adapters";
 import { and, asc, eq, lt, sql } from "drizzle-orm";
 import type { Context } from "./context.js";
-import { insertOf, isDeadlock } from "./dialect.js";
+import { insertOf, retryDeadlocks } from "./dialect.js";
 import {
   AUTHENTICATOR_FIELDS,
   TOKEN_FIELDS,
@@ -15,17 +15,6 @@ import {
 import { column, fieldsOf } from "./tables.js";
 
 type TokenKey = Pick<VerificationToken, "identifier" | "token">;
-
-/** Retries a MySQL transaction that InnoDB rolled back to break a deadlock. */
-export async function retryDeadlocks<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= 10 || !isDeadlock(error)) throw error;
-    }
-  }
-}
 
 export function tokenMethods(ctx: Context) {
   const { t, db } = ctx;

@@ -251,6 +251,7 @@ export function olderSchemaCases(open: () => Harness): void {
         ["sessions", "createdAt"],
         ["sessions", "lastSeenAt"],
         ["sessions", "factors"],
+        ["verification_tokens", "tries"],
       ] as const) {
         await h.query(`ALTER TABLE ${q(table)} DROP COLUMN ${q(column)}`);
       }
@@ -314,6 +315,14 @@ export function olderSchemaCases(open: () => Harness): void {
         expect(named(column), `warnings about ${column}: ${warnings.join("\n")}`).toHaveLength(1);
       }
       expect(warnings.every((w) => w.includes("npx gatehouse migrate"))).toBe(true);
+    });
+
+    test("magic links work without the tries column; counting a code's try fails", async () => {
+      const token = { identifier: `${hex()}@example.com`, token: hex(), expires: new Date() };
+      expect(await adapter.createVerificationToken(token)).toEqual(token);
+      await expect(adapter.countVerificationTokenTry(token, 5)).rejects.toThrow(/tries/);
+      expect(await adapter.useVerificationToken(token)).toEqual(token);
+      expect(await adapter.useVerificationToken(token)).toBeNull();
     });
 
     test("a password hash with no column to hold it is refused, without showing it", async () => {
