@@ -10,9 +10,9 @@ import type { AuthAction, AuthConfig, Cookie } from "@gatehousejs/core/types";
 import { cookies, headers } from "next/headers";
 import { processEnv } from "./origin.js";
 
-/** The scheme the request came over, as the proxy in front says (`http` without one). */
-function protoOf(incoming: Headers): string {
-  return incoming.get("x-forwarded-proto")?.split(",")[0]?.trim() || "http";
+/** The scheme the request came over, as `X-Forwarded-Proto` says (`http` without one). */
+function protoOf(forwardedProto: string | null): string {
+  return forwardedProto?.split(",")[0]?.trim() || "http";
 }
 
 /**
@@ -34,7 +34,13 @@ export async function actionRequest(
 ): Promise<Request> {
   const incoming = await headers();
   const { core } = resolveIntegrationConfig(config);
-  const url = createActionURL(action, protoOf(incoming), incoming, processEnv(), core);
+  const url = createActionURL(
+    action,
+    protoOf(incoming.get("x-forwarded-proto")),
+    incoming,
+    processEnv(),
+    core,
+  );
   if (init.path) url.pathname = `${url.pathname}/${init.path}`;
   if (init.query) for (const [key, value] of init.query) url.searchParams.append(key, value);
   const out = new Headers();
@@ -94,8 +100,7 @@ function sessionUrl(incoming: Headers, core: AuthConfig): string {
   }
   let url = known.get(key);
   if (url === undefined) {
-    const proto = forwardedProto?.split(",")[0]?.trim() || "http";
-    url = createActionURL("session", proto, incoming, env, core).href;
+    url = createActionURL("session", protoOf(forwardedProto), incoming, env, core).href;
     if (known.size >= 64) known.clear();
     known.set(key, url);
   }
