@@ -13,14 +13,13 @@ import type {
 import {
   type Db,
   dialectOf,
-  isNotFound,
+  given,
   isUniqueViolation,
   model,
+  orNull,
   type PrismaAdapterOptions,
   type PrismaClientLike,
   type PrismaModelDelegate,
-  placeholder,
-  quoter,
   type Row,
   storedKey,
   TX_OPTIONS,
@@ -29,13 +28,13 @@ import {
 import {
   accountFields,
   jsonAccountFields,
-  SESSION_METADATA,
   type StoredSession,
   toAccount,
   toAuthenticator,
-  toSession,
   toUser,
 } from "./rows.js";
+import { sessionMethods, USER_SELECT } from "./sessions.js";
+import { omitted, tolerance } from "./tolerance.js";
 import {
   type PrismaVerificationTokenMethods,
   verificationTokenMethods,
@@ -149,32 +148,6 @@ function fail(message: string): never {
   throw new Error(`${WHO}: ${message}`);
 }
 
-const USER_SELECT = { id: true, name: true, email: true, emailVerified: true, image: true };
-const SESSION_FIELDS = ["userId", "expires", ...SESSION_METADATA] as const;
-
-/** `null` for a Prisma "not found" error; any other error is thrown as it is. */
-async function orNull<T>(run: Promise<T>): Promise<T | null> {
-  try {
-    return await run;
-  } catch (error) {
-    if (isNotFound(error)) return null;
-    throw error;
-  }
-}
-
-/** The fields of `patch` among `fields` that are not `undefined` (an update leaves those alone). */
-function given(
-  patch: Record<string, unknown>,
-  fields: readonly string[],
-  convert: (field: string, value: unknown) => unknown = (_, v) => v,
-): Row {
-  const data: Row = {};
-  for (const field of fields) {
-    if (patch[field] !== undefined) data[field] = convert(field, patch[field]);
-  }
-  return data;
-}
-
 /**
  * The account fields of `patch` to write. `null` clears a field; a JSON column is cleared with
  * Prisma's `DbNull`, loaded only then (from the runtime the generated client itself uses).
@@ -201,6 +174,10 @@ async function accountData(patch: Record<string, unknown>): Promise<Row> {
  * - `countVerificationTokenTry` is a guarded increment and a read in one short transaction.
  * - `deleteUser` deletes the user's sessions, accounts and authenticators itself, so it does
  *   not rely on foreign keys being enforced (SQLite's `PRAGMA foreign_keys`).
+ * - An older schema keeps signing people in: when the database lacks an optional column added
+ *   after its table first shipped (`accounts.passwordHash`, the session-record columns, …), one
+ *   warning names it (`options.logger`, default `console`) and the adapter goes on without it;
+ *   storing a password hash or counting a code's tries without its column throws, naming it.
  * - The client needs the `User` and `Account` models; without `Session`, `VerificationToken`,
  *   `Authenticator` or `AccountLock` (`gatehouse generate` writes only the models the
  *   configuration uses), the methods that need it are left out of the adapter, and Gatehouse
@@ -229,24 +206,17 @@ export function PrismaAdapter(
 ): PrismaAdapterMethods {
   const dialect = dialectOf(prisma, options.dialect, WHO);
   const table = tableNamer(dialect, options.schema, WHO);
-  const q = quoter(dialect);
   const db = prisma as unknown as Db;
+  const tolerant = tolerance(WHO, options.logger);
+  // A password account without its hash would be no account: its column is never dropped.
+  const onAccounts = <T>(work: (missing: ReadonlySet<string>) => Promise<T>) =>
+    tolerant.run("account", work);
+  const accountWritable = (data: Row, missing: ReadonlySet<string>) =>
+    tolerant.writable("account", data, missing, ["passwordHash"]);
   const users = model(db, "user");
   const accounts = model(db, "account");
   const locks = model(db, "accountLock");
-  const sessions = model(db, "session");
   const authenticators = model(db, "authenticator");
-
-  // Session and user columns overlap only in "id": the session's is read as "sessionId".
-  const sessionColumns = ["sessionToken", "userId", "expires", ...SESSION_METADATA]
-    .map((c) => `s.${q(c)}`)
-    .join(", ");
-  const userColumns = Object.keys(USER_SELECT)
-    .map((c) => `u.${q(c)}`)
-    .join(", ");
-  const sessionAndUser = `SELECT s.${q("id")} AS ${q("sessionId")}, ${sessionColumns}, ${userColumns}
-FROM ${table("sessions")} s JOIN ${table("users")} u ON u.${q("id")} = s.${q("userId")}
-WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
 
   const has = (name: keyof typeof OPTIONAL_MODELS) => typeof db[name] === "object" && !!db[name];
 
@@ -326,45 +296,58 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
         const value = account[field];
         if (value !== undefined && value !== null) data[field] = value;
       }
-      return toAccount(await accounts.create({ data }));
+      return onAccounts(async (missing) =>
+        toAccount(
+          await accounts.create({ data: accountWritable(data, missing), ...omitted(missing) }),
+        ),
+      );
     },
-    async unlinkAccount(key) {
-      const row = await orNull(accounts.delete({ where: accountKey(key) }));
-      return row ? toAccount(row) : undefined;
-    },
-    async getAccount(providerAccountId, provider) {
-      const row = await accounts.findUnique({
-        where: accountKey({ provider, providerAccountId }),
+    unlinkAccount(key) {
+      return onAccounts(async (missing) => {
+        const row = await orNull(accounts.delete({ where: accountKey(key), ...omitted(missing) }));
+        return row ? toAccount(row) : undefined;
       });
-      return row ? toAccount(row) : null;
+    },
+    getAccount(providerAccountId, provider) {
+      return onAccounts(async (missing) => {
+        const row = await accounts.findUnique({
+          where: accountKey({ provider, providerAccountId }),
+          ...omitted(missing),
+        });
+        return row ? toAccount(row) : null;
+      });
     },
     async updateAccount(patch, updateOptions = {}) {
-      const data = await accountData(patch);
+      const patched = await accountData(patch);
       const key = accountKey(patch);
-      if (updateOptions.ifRefreshToken === undefined) {
-        const row =
-          Object.keys(data).length > 0
-            ? await orNull(accounts.update({ where: key, data }))
-            : await accounts.findUnique({ where: key });
-        return row ? toAccount(row) : null;
-      }
-      // Compare-and-swap: the guarded update takes the row lock, and the read in the same
-      // transaction returns what this call wrote.
-      const guard = {
-        provider: patch.provider,
-        providerAccountId: patch.providerAccountId,
-        refresh_token: updateOptions.ifRefreshToken,
-      };
-      if (Object.keys(data).length === 0) {
-        const row = await accounts.findFirst({ where: guard });
-        return row ? toAccount(row) : null;
-      }
-      return db.$transaction(async (tx) => {
-        const { count } = await model(tx, "account").updateMany({ where: guard, data });
-        if (count === 0) return null;
-        const row = await model(tx, "account").findUnique({ where: key });
-        return row ? toAccount(row) : null;
-      }, TX_OPTIONS);
+      return onAccounts(async (missing) => {
+        const data = accountWritable(patched, missing);
+        const omit = omitted(missing);
+        if (updateOptions.ifRefreshToken === undefined) {
+          const row =
+            Object.keys(data).length > 0
+              ? await orNull(accounts.update({ where: key, data, ...omit }))
+              : await accounts.findUnique({ where: key, ...omit });
+          return row ? toAccount(row) : null;
+        }
+        // Compare-and-swap: the guarded update takes the row lock, and the read in the same
+        // transaction returns what this call wrote.
+        const guard = {
+          provider: patch.provider,
+          providerAccountId: patch.providerAccountId,
+          refresh_token: updateOptions.ifRefreshToken,
+        };
+        if (Object.keys(data).length === 0) {
+          const row = await accounts.findFirst({ where: guard, ...omit });
+          return row ? toAccount(row) : null;
+        }
+        return db.$transaction(async (tx) => {
+          const { count } = await model(tx, "account").updateMany({ where: guard, data });
+          if (count === 0) return null;
+          const row = await model(tx, "account").findUnique({ where: key, ...omit });
+          return row ? toAccount(row) : null;
+        }, TX_OPTIONS);
+      });
     },
     async lockAccount({ provider, providerAccountId }, ttlMs) {
       if (!(Number.isFinite(ttlMs) && ttlMs > 0)) fail("lockAccount needs a positive ttlMs");
@@ -393,51 +376,20 @@ WHERE s.${q("sessionToken")} = ${placeholder(dialect, 1)}`;
         await locks.deleteMany({ where: { key, holder } });
       };
     },
-    async listAccountsByUserId(userId) {
-      const rows = await accounts.findMany({
-        where: { userId },
-        orderBy: [{ provider: "asc" }, { providerAccountId: "asc" }],
+    listAccountsByUserId(userId) {
+      return onAccounts(async (missing) => {
+        const rows = await accounts.findMany({
+          where: { userId },
+          orderBy: [{ provider: "asc" }, { providerAccountId: "asc" }],
+          ...omitted(missing),
+        });
+        return rows.map(toAccount);
       });
-      return rows.map(toAccount);
     },
 
-    async createSession(session) {
-      const data: Row = { id: crypto.randomUUID(), sessionToken: session.sessionToken };
-      for (const field of SESSION_FIELDS) data[field] = session[field] ?? null;
-      return toSession(await sessions.create({ data }));
-    },
-    async getSessionAndUser(sessionToken) {
-      const rows = await db.$queryRawUnsafe(sessionAndUser, sessionToken);
-      const row = rows[0];
-      if (!row) return null;
-      return { session: toSession({ ...row, id: row.sessionId }), user: toUser(row) };
-    },
-    async updateSession(patch) {
-      const data = given(patch, SESSION_FIELDS);
-      const where = { sessionToken: patch.sessionToken };
-      const row =
-        Object.keys(data).length > 0
-          ? await orNull(sessions.update({ where, data }))
-          : await sessions.findUnique({ where });
-      return row ? toSession(row) : null;
-    },
-    async deleteSession(sessionToken) {
-      const row = await orNull(sessions.delete({ where: { sessionToken } }));
-      return row ? toSession(row) : null;
-    },
-    async listSessionsByUserId(userId) {
-      const rows = (await sessions.findMany({ where: { userId } })).map(toSession);
-      // Oldest first, unknown creation times last; sorted here, as MySQL has no NULLS LAST.
-      const created = (s: StoredSession) => s.createdAt?.getTime() ?? Number.POSITIVE_INFINITY;
-      return rows.sort((a, b) => created(a) - created(b) || (a.id < b.id ? -1 : 1));
-    },
-    async deleteSessionsByUserId(userId, deleteOptions = {}) {
-      const except = deleteOptions.except;
-      const where = except === undefined ? { userId } : { userId, NOT: { sessionToken: except } };
-      return (await sessions.deleteMany({ where })).count;
-    },
+    ...sessionMethods(db, dialect, table, tolerant),
 
-    ...verificationTokenMethods(db),
+    ...verificationTokenMethods(db, tolerant, dialect, table),
 
     async createAuthenticator(authenticator) {
       const row = await authenticators.create({

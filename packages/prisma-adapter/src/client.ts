@@ -40,6 +40,12 @@ export type PrismaClientLike<Models extends string> = PrismaRawClient & {
   [M in Models]: PrismaModelDelegate;
 };
 
+/** Where the adapter's and the stores' warnings go. */
+export interface PrismaAdapterLogger {
+  /** One line, naming a table and a column, never a value. */
+  warn(message: string): void;
+}
+
 /** Options shared by {@link PrismaAdapter} and the stores. */
 export interface PrismaAdapterOptions {
   /**
@@ -54,6 +60,11 @@ export interface PrismaAdapterOptions {
    * checks). Letters, digits and underscores.
    */
   schema?: string;
+  /**
+   * Where a warning about an older schema goes (default: `console`): once per missing optional
+   * column, naming the table and the column and `npx gatehouse migrate` (docs/prisma.md).
+   */
+  logger?: PrismaAdapterLogger;
 }
 
 /** A row as Prisma returns it. */
@@ -183,4 +194,27 @@ export function isUniqueViolation(error: unknown): boolean {
 /** Whether `error` is Prisma's "record to update or delete was not found" (P2025). */
 export function isNotFound(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "P2025";
+}
+
+/** `null` for a Prisma "not found" error; any other error is thrown as it is. */
+export async function orNull<T>(run: Promise<T>): Promise<T | null> {
+  try {
+    return await run;
+  } catch (error) {
+    if (isNotFound(error)) return null;
+    throw error;
+  }
+}
+
+/** The fields of `patch` among `fields` that are not `undefined` (an update leaves those alone). */
+export function given(
+  patch: Record<string, unknown>,
+  fields: readonly string[],
+  convert: (field: string, value: unknown) => unknown = (_, v) => v,
+): Row {
+  const data: Row = {};
+  for (const field of fields) {
+    if (patch[field] !== undefined) data[field] = convert(field, patch[field]);
+  }
+  return data;
 }

@@ -10,6 +10,7 @@ export {
   type PrismaAdapterModels,
 } from "./adapter.js";
 export type {
+  PrismaAdapterLogger,
   PrismaAdapterOptions,
   PrismaClientLike,
   PrismaDialect,

@@ -17,6 +17,7 @@ import {
   tableNamer,
 } from "./client.js";
 import { bool, date, dateOrNull, textOrNull } from "./rows.js";
+import { omitted, tolerance } from "./tolerance.js";
 
 /** The models {@link PrismaRevocationStore} uses, by their client property names. */
 export type PrismaRevocationModels = "revokedSession" | "revocationEpoch" | "jwtSession";
@@ -143,6 +144,11 @@ export function PrismaRevocationStore(
   const revoked = model(db, "revokedSession");
   const epochs = model(db, "revocationEpoch");
   const records = model(db, "jwtSession");
+  // `jwt_sessions.providerSid` may be missing (an older schema): recorded sessions then carry
+  // none, and a back-channel logout by `sid` ends all of the user's sessions instead.
+  const tolerant = tolerance(WHO, options.logger);
+  const onRecords = <T>(work: (missing: ReadonlySet<string>) => Promise<T>) =>
+    tolerant.run("jwtSession", work);
 
   // Revoked by id, or issued at or before the user's epoch and not its exception. Both lookups
   // are primary-key probes; an expired entry counts for nothing.
@@ -212,18 +218,26 @@ export function PrismaRevocationStore(
         if (record[field] !== undefined) update[field] = record[field];
       }
       const where = { userId, sessionId };
-      if ((await records.updateMany({ where, data: update })).count > 0) return;
-      try {
-        await records.create({ data: create });
-      } catch (error) {
-        if (!isUniqueViolation(error)) throw error;
-        await records.updateMany({ where, data: update });
-      }
+      await onRecords(async (missing) => {
+        const changes = tolerant.writable("jwtSession", update, missing);
+        if ((await records.updateMany({ where, data: changes })).count > 0) return;
+        try {
+          await records.create({
+            data: tolerant.writable("jwtSession", create, missing),
+            select: { userId: true },
+          });
+        } catch (error) {
+          if (!isUniqueViolation(error)) throw error;
+          await records.updateMany({ where, data: changes });
+        }
+      });
     },
     async listSessions(userId) {
       const now = new Date();
       const [listed, revokedIds, epoch] = await Promise.all([
-        records.findMany({ where: { userId, expires: { gt: now } } }),
+        onRecords((missing) =>
+          records.findMany({ where: { userId, expires: { gt: now } }, ...omitted(missing) }),
+        ),
         revoked.findMany({
           where: { userId, expires: { gt: now } },
           select: { sessionId: true },

@@ -67,6 +67,46 @@ export function prismaSuites(name: string, db: Opened): void {
       expect(db.queries.length, "Prisma's include, counted the same way").toBe(2);
     });
 
+    test("with every column present nothing is warned, and a check stays one query", async () => {
+      const warnings: string[] = [];
+      const watched = PrismaAdapter(client, {
+        ...db.options,
+        logger: { warn: (message) => void warnings.push(message) },
+      });
+      const user = await watched.createUser({
+        id: crypto.randomUUID(),
+        email: `${crypto.randomUUID()}@example.com`,
+        emailVerified: null,
+      });
+      const account = await watched.linkAccount({
+        userId: user.id,
+        type: "oauth",
+        provider: "gatehouse-test",
+        providerAccountId: crypto.randomUUID(),
+        error: "RefreshTokenError",
+      } as never);
+      expect(await watched.getAccount(account.providerAccountId, account.provider)).toEqual(
+        account,
+      );
+      const sessionToken = crypto.randomUUID();
+      await watched.createSession({
+        sessionToken,
+        userId: user.id,
+        expires: new Date(Date.now() + 60_000),
+        lastSeenAt: new Date(),
+      } as never);
+      db.queries.length = 0;
+      expect((await watched.getSessionAndUser(sessionToken))?.session.lastSeenAt).toBeInstanceOf(
+        Date,
+      );
+      expect(db.queries).toHaveLength(1);
+      await watched.updateSession({ sessionToken, lastSeenAt: new Date() } as never);
+      const token = { identifier: user.email, token: crypto.randomUUID(), expires: new Date() };
+      await watched.createVerificationToken?.(token);
+      expect(await watched.countVerificationTokenTry(token, 5)).toBe(1);
+      expect(warnings).toEqual([]);
+    });
+
     test("timestamps are stored in the canonical format of the dialect, to the millisecond", async () => {
       const user = await newUser();
       const expires = new Date(Date.UTC(2031, 4, 6, 7, 8, 9, 321));
