@@ -53,6 +53,9 @@ export interface Query<T = Row[]> extends PromiseLike<T> {
   onConflictDoUpdate(config: unknown): Query<T>;
   onConflictDoNothing(config?: unknown): Query<T>;
   onDuplicateKeyUpdate(config: unknown): Query<T>;
+  /** A prepared statement (named on PostgreSQL) whose placeholders `execute` fills. */
+  prepare(name?: string): { execute(values?: Record<string, unknown>): unknown };
+  toSQL(): { sql: string };
 }
 
 /** A database or a transaction, untyped by schema. */
@@ -210,4 +213,20 @@ export async function retryDeadlocks<T>(work: () => Promise<T>): Promise<T> {
       if (attempt >= 10 || !isDeadlock(error)) throw error;
     }
   }
+}
+
+/**
+ * A PostgreSQL statement name for `text`, the same for the same text: another table, schema or
+ * set of columns gets another name, as a name may be prepared only once per connection.
+ */
+export function statementName(text: string): string {
+  // FNV-1a over the text, twice with different seeds: 64 bits, no crypto needed.
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x811c9dc5) >>> 0;
+  }
+  return `gatehouse_${a.toString(36)}_${b.toString(36)}`;
 }

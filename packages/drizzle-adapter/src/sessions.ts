@@ -5,7 +5,7 @@ import { randomUUID } from "node:crypto";
 import type { AdapterSession, AdapterUser } from "@gatehousejs/core/adapters";
 import { and, eq, ne, sql } from "drizzle-orm";
 import { type Context, writable } from "./context.js";
-import { insertOf } from "./dialect.js";
+import { insertOf, statementName } from "./dialect.js";
 import {
   type Row,
   SESSION_FIELDS,
@@ -35,6 +35,27 @@ export function sessionMethods(ctx: Context) {
     ctx.tolerant(t.sessions, SESSION_METADATA, work);
   const byToken = (token: string) => eq(s.sessionToken, token);
 
+  // The session check runs on every request: prepared once (on PostgreSQL a named statement,
+  // parsed and planned once per connection), and again only if a missing column is found.
+  let check: { key: string; run: (token: string) => Promise<Row[]> } | undefined;
+  function sessionCheck(missing: ReadonlySet<string>) {
+    const key = [...missing].sort().join(",");
+    if (check?.key === key) return check.run;
+    const query = db
+      .select({ session: fields(missing), user: userFields })
+      .from(t.sessions)
+      .innerJoin(t.users, eq(userId, s.userId))
+      .where(eq(s.sessionToken, sql.placeholder("token")))
+      .limit(1);
+    const prepared =
+      ctx.dialect === "postgresql"
+        ? query.prepare(statementName(query.toSQL().sql))
+        : query.prepare();
+    const run = async (token: string) => (await prepared.execute({ token })) as Row[];
+    check = { key, run };
+    return run;
+  }
+
   return {
     createSession(session: AdapterSession): Promise<StoredSession> {
       const values: Row = { id: randomUUID() };
@@ -53,13 +74,8 @@ export function sessionMethods(ctx: Context) {
       sessionToken: string,
     ): Promise<{ session: StoredSession; user: AdapterUser } | null> {
       return onSessions(async (missing) => {
-        // One statement: the session and its user, joined.
-        const rows = await db
-          .select({ session: fields(missing), user: userFields })
-          .from(t.sessions)
-          .innerJoin(t.users, eq(userId, s.userId))
-          .where(byToken(sessionToken))
-          .limit(1);
+        // One statement: the session and its user, joined, prepared once.
+        const rows = await sessionCheck(missing)(sessionToken);
         const row = rows[0] as { session: Row; user: Row } | undefined;
         if (!row) return null;
         return { session: toSession(row.session), user: userOf(row.user) };
