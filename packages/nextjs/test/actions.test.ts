@@ -3,7 +3,9 @@
  * in-process, their cookies set through `cookies().set`, their redirects made with Next's
  * `redirect()`, and a refused credentials sign-in thrown to the caller.
  */
+import { customFetch } from "@gatehousejs/core";
 import GitHub from "@gatehousejs/core/providers/github";
+import OIDC from "@gatehousejs/core/providers/oidc";
 import Gatehouse, { CredentialsSignin } from "@gatehousejs/nextjs";
 import { describe, expect, it, vi } from "vitest";
 import { RedirectSignal, type SetCall, serve } from "./next-mock.js";
@@ -149,6 +151,53 @@ describe("signOut in a Server Action", () => {
     expect(cleared?.options.maxAge === 0 || (cleared?.options.expires as Date) < new Date()).toBe(
       true,
     );
+  });
+});
+
+describe("signOut with federated", () => {
+  /** An OpenID provider whose discovery (served by a stub fetch) names an end-session endpoint. */
+  function idp() {
+    const issuer = "https://idp.example/realm";
+    const document = {
+      issuer,
+      authorization_endpoint: `${issuer}/auth`,
+      token_endpoint: `${issuer}/token`,
+      jwks_uri: `${issuer}/jwks`,
+      end_session_endpoint: `${issuer}/logout`,
+    };
+    return OIDC({
+      id: "idp",
+      issuer,
+      clientId: "demo-client",
+      clientSecret: "secret",
+      [customFetch]: (async () =>
+        new Response(JSON.stringify(document), {
+          headers: { "content-type": "application/json" },
+        })) as typeof fetch,
+    } as Parameters<typeof OIDC>[0]);
+  }
+
+  it("ends the session here, then sends the browser through the provider's end-session page back to redirectTo", async () => {
+    const base = credentialsConfig();
+    const config = { ...base, providers: [...(base.providers ?? []), idp()] };
+    const { signOut } = Gatehouse(config);
+    const cookie = await signedInCookie(config);
+    const sets = serve({ writable: true, cookie: `${SESSION_COOKIE}=${cookie}` });
+    const location = new URL(await redirected(signOut({ redirectTo: "/bye", federated: true })));
+    expect(`${location.origin}${location.pathname}`).toBe("https://idp.example/realm/logout");
+    expect(location.searchParams.get("client_id")).toBe("demo-client");
+    expect(location.searchParams.get("post_logout_redirect_uri")).toBe(`${ORIGIN}/bye`);
+    expect(sessionSet(sets)?.value).toBe("");
+  });
+
+  it("without federated, only the session here ends", async () => {
+    const base = credentialsConfig();
+    const config = { ...base, providers: [...(base.providers ?? []), idp()] };
+    const { signOut } = Gatehouse(config);
+    const cookie = await signedInCookie(config);
+    serve({ writable: true, cookie: `${SESSION_COOKIE}=${cookie}` });
+    const location = await redirected(signOut({ redirectTo: "/bye" }));
+    expect(new URL(location, ORIGIN).href).toBe(`${ORIGIN}/bye`);
   });
 });
 

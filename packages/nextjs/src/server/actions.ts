@@ -32,6 +32,14 @@ export interface ServerSignOutOptions {
   redirectTo?: string;
   /** `false`: return the URL to go to instead of redirecting. Default `true`. */
   redirect?: boolean;
+  /**
+   * Also end the session at the OpenID provider the user signed in with (its
+   * `end_session_endpoint`), which sends the browser back to `redirectTo`. Default: the
+   * provider's `federatedLogout` option (docs/tokens.md).
+   */
+  federated?: boolean;
+  /** The OpenID provider for `federated`, when the configuration has more than one. */
+  provider?: string;
 }
 
 /** The authorization parameters a server-side `signIn` adds to the provider's request. */
@@ -143,15 +151,19 @@ export async function serverSignIn(
   return finish(answer, callbackUrl, shouldRedirect);
 }
 
-/** Signs out from a Server Action: the session ends, its cookie is cleared, then `redirectTo`. */
+/**
+ * Signs out from a Server Action: the session ends, its cookie is cleared, then `redirectTo`
+ * (with `federated`, by way of the OpenID provider's end-session page).
+ */
 export async function serverSignOut(
   config: IntegrationConfig,
   options: ServerSignOutOptions = {},
 ): Promise<string> {
   const callbackUrl = await returnTo(options.redirectTo);
+  const { federated, provider } = options;
   const request = await actionRequest("signout", config, {
     method: "POST",
-    body: asBody({ callbackUrl }),
+    body: asBody({ callbackUrl, federated, provider }),
   });
   const answer = await Auth(request, inProcessConfig(config));
   if (!answer.redirect && (answer.status ?? 200) >= 400) {
