@@ -30,7 +30,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
                 Gatehouse Demo
               </Link>
               <nav aria-label="Pages">
-                <NavLink href="/protected" testId="nav-protected" prefetch={false}>
+                <NavLink href="/protected" testId="nav-protected">
                   Protected (proxy)
                 </NavLink>
                 <NavLink href="/server" testId="nav-server">

@@ -3,10 +3,7 @@ import Link from "next/link";
 import { usePathname } from "next/navigation";
 import type { ReactNode } from "react";
 
-/**
- * A link of the top bar, marked `aria-current="page"` on its own page. `prefetch={false}` for a
- * page behind the proxy: prefetched while signed out, it would only fetch the proxy's redirect.
- */
+/** A link of the top bar, marked `aria-current="page"` on its own page. */
 export function NavLink(props: {
   href: string;
   testId: string;
