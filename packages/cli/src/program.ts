@@ -19,6 +19,11 @@ function featureOptions(command: Command): Command {
       "the app's Gatehouse configuration (default: auth.config.ts, auth.ts or gatehouse.config.ts)",
     )
     .option("--all", "every Gatehouse table, without reading a configuration")
+    .option(
+      "--features <features>",
+      `exactly these features, without reading a configuration (comma-separated: ${FEATURES})`,
+      featureList,
+    )
     .option("--with <features>", `add features (comma-separated: ${FEATURES})`, featureList)
     .option(
       "--without <features>",

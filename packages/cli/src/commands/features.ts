@@ -1,6 +1,8 @@
 /**
  * The features a schema command works with: the app's configuration's (read from its file),
- * or every one (`--all`), adjusted with `--with` and `--without`.
+ * every one (`--all`), or exactly those named (`--features`, for a configuration that cannot be
+ * loaded yet: one importing a Prisma client not generated yet), adjusted with `--with` and
+ * `--without`.
  */
 import { detectFeatures } from "../config/features.js";
 import { findConfigFile, loadConfig, loadEnvFiles } from "../config/load.js";
@@ -12,6 +14,7 @@ import type { Io } from "./io.js";
 export interface FeatureOptions {
   config?: string;
   all?: boolean;
+  features?: string[];
   with?: string[];
   without?: string[];
 }
@@ -33,9 +36,16 @@ export function featureList(value: string, previous: string[] = []): string[] {
 /** The features to write or apply, told on standard error. */
 export async function featuresFor(options: FeatureOptions, io: Io): Promise<SchemaFeatures> {
   let features: SchemaFeatures;
+  if (options.all && options.features) {
+    throw new CliError("--all and --features name the features twice: give one of them");
+  }
   if (options.all) {
     features = { ...ALL_FEATURES };
     io.err("Features: all (--all).");
+  } else if (options.features) {
+    features = { ...ALL_FEATURES };
+    for (const name of FEATURE_NAMES) features[name] = options.features.includes(name);
+    io.err(`Features: ${options.features.join(", ")} (--features).`);
   } else {
     loadEnvFiles(io.cwd, io.env);
     const file = findConfigFile(io.cwd, options.config);
