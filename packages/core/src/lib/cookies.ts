@@ -66,38 +66,46 @@ export function resolveCookies(
 const isOws = (code: number) => code === 0x20 || code === 0x09;
 
 /**
- * Trims the optional whitespace of the cookie grammar: spaces and tabs, nothing else. A loop, not
- * a regular expression: the session cookie's value is hundreds of characters, and an anchored
- * `[ \t]+$` is tried at each of them, on every request.
+ * `header` from `start` to `end`, less the optional whitespace of the cookie grammar at either
+ * end: spaces and tabs, nothing else. A loop over indexes, not a regular expression nor a split:
+ * the session cookie's value is hundreds of characters, read on every request.
  */
-function ows(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isOws(text.charCodeAt(start))) start++;
-  while (end > start && isOws(text.charCodeAt(end - 1))) end--;
-  return start === 0 && end === text.length ? text : text.slice(start, end);
+function trimmed(header: string, start: number, end: number): string {
+  while (start < end && isOws(header.charCodeAt(start))) start++;
+  while (end > start && isOws(header.charCodeAt(end - 1))) end--;
+  return header.slice(start, end);
 }
 
 /** Parses a `Cookie` header. The first occurrence of a name wins; undecodable values stay raw. */
 export function parseCookies(header: string | null): Record<string, string> {
   const out: Record<string, string> = Object.create(null);
   if (!header) return out;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq <= 0) continue;
-    const name = ows(part.slice(0, eq));
-    if (!name || name in out) continue;
-    let value = ows(part.slice(eq + 1));
-    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"'))
-      value = value.slice(1, -1);
-    if (value.includes("%")) {
-      try {
-        value = decodeURIComponent(value);
-      } catch {
-        // Keep the raw value: whoever reads it rejects it, and can then clear it.
+  const length = header.length;
+  // The next "=" at or after the current part's start (-1: none left), kept across parts so that
+  // a header of many parts without one is still read in one pass.
+  let eq = header.indexOf("=");
+  let start = 0;
+  while (start <= length) {
+    let end = header.indexOf(";", start);
+    if (end === -1) end = length;
+    if (eq !== -1 && eq < start) eq = header.indexOf("=", start);
+    if (eq !== -1 && eq > start && eq < end) {
+      const name = trimmed(header, start, eq);
+      if (name && !(name in out)) {
+        let value = trimmed(header, eq + 1, end);
+        if (value.length >= 2 && value.charCodeAt(0) === 0x22 && value.endsWith('"'))
+          value = value.slice(1, -1);
+        if (value.includes("%")) {
+          try {
+            value = decodeURIComponent(value);
+          } catch {
+            // Keep the raw value: whoever reads it rejects it, and can then clear it.
+          }
+        }
+        out[name] = value;
       }
     }
-    out[name] = value;
+    start = end + 1;
   }
   return out;
 }

@@ -5,8 +5,8 @@
 import { parseCookies, readChunked } from "./cookies.js";
 import { fromUtf8, utf8 } from "./crypto/encoding.js";
 import { randomUUID } from "./crypto/hash.js";
-import { engine, parseJwe } from "./crypto/jwe.js";
-import { type ContentEncryption, deriveKey } from "./crypto/keys.js";
+import { engine, parseJwe, REMEMBERED_TOKENS, Recent } from "./crypto/jwe.js";
+import { type ContentEncryption, type DerivedKey, deriveKey } from "./crypto/keys.js";
 import { JWTSessionError, MissingSecret } from "./errors.js";
 import type { LoggerInstance } from "./types/config.js";
 import type { JWTDecodeParams, JWTEncodeParams } from "./types/jwt.js";
@@ -67,6 +67,87 @@ function checkClaims(payload: unknown): JWT {
   return claims;
 }
 
+/** The claims of a token that decrypted, parsed and checked once, frozen; its JSON on demand. */
+interface RememberedClaims {
+  readonly claims: JWT;
+  json: string | undefined;
+}
+
+/**
+ * Claims of the tokens {@link decode} read lately, per key and by the whole token: a browser sends
+ * the same session cookie with every request until it is re-issued, and decoding its plaintext
+ * again (UTF-8, then JSON) is most of what a remembered decryption still costs. An entry exists
+ * only for a token that decrypted under that very key object and parsed to claims that passed
+ * their checks once; the checks (expiry, not-before) run again on every read. Nobody outside gets
+ * the remembered object: each read gets its own deep copy, so a callback that changes its token
+ * cannot change what the next request reads. Bounded like the decryptions ({@link Recent}).
+ */
+const rememberedClaims = new WeakMap<DerivedKey, Recent<RememberedClaims>>();
+
+/**
+ * The remembered JSON of the claims each copy was made from, for a copy {@link decode} handed
+ * out just now and that nobody has touched yet (see {@link pristineJson}).
+ */
+const copiedFrom = new WeakMap<object, RememberedClaims>();
+
+/** A deep copy of a JSON value (what `JSON.parse` makes: plain objects, arrays, primitives). */
+function copyJson(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const item of value) out.push(copyJson(item));
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    const item = copyJson((value as Record<string, unknown>)[key]);
+    // `JSON.parse` makes "__proto__" an own property; an assignment would set the prototype.
+    if (key === "__proto__") {
+      Object.defineProperty(out, key, {
+        value: item,
+        writable: true,
+        enumerable: true,
+        configurable: true,
+      });
+    } else {
+      out[key] = item;
+    }
+  }
+  return out;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+function remember(key: DerivedKey, token: string, claims: JWT): void {
+  let recent = rememberedClaims.get(key);
+  if (!recent) {
+    recent = new Recent(REMEMBERED_TOKENS);
+    rememberedClaims.set(key, recent);
+  }
+  recent.set(token, { claims: deepFreeze(copyJson(claims) as JWT), json: undefined });
+}
+
+/**
+ * `JSON.stringify(token)` without the work, when `token` is a copy that the built-in
+ * {@link decode} just handed out from its memory: the JSON of the claims it was copied from,
+ * which a copy nobody has changed stringifies to. Only the caller that got the copy, before it
+ * lets any other code see it, may ask, and only once; anything else gets `undefined`.
+ * @internal
+ */
+export function pristineJson(token: object): string | undefined {
+  const from = copiedFrom.get(token);
+  if (!from) return undefined;
+  copiedFrom.delete(token);
+  from.json ??= JSON.stringify(from.claims);
+  return from.json;
+}
+
 /**
  * Decrypts and checks a JWT made by {@link encode} (or by Auth.js). Returns `null` for an empty
  * token and throws a `JWTSessionError` for one that is invalid, tampered with or expired.
@@ -89,6 +170,12 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
   for (const secret of secrets) {
     const key = await deriveKey(secret, salt, enc);
     if (kid !== undefined && key.kid !== kid) continue;
+    const known = rememberedClaims.get(key)?.get(token);
+    if (known !== undefined) {
+      const copy = copyJson(known.claims) as JWT;
+      copiedFrom.set(copy, known);
+      return checkClaims(copy) as Payload;
+    }
     let plaintext: Uint8Array;
     try {
       plaintext = await engine.decrypt(jwe, key);
@@ -102,7 +189,9 @@ export async function decode<Payload = JWT>(params: JWTDecodeParams): Promise<Pa
     } catch {
       throw new JWTSessionError("The JWT payload is not JSON");
     }
-    return checkClaims(payload) as Payload;
+    const claims = checkClaims(payload);
+    remember(key, token, claims);
+    return claims as Payload;
   }
   throw new JWTSessionError(
     kid === undefined ? "No secret decrypts the JWT" : "No secret matches the JWT key id",

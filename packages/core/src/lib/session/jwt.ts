@@ -17,6 +17,7 @@ import { clearChunked, readChunked, writeChunked } from "../cookies.js";
 import { JWTSessionError, SignOutError } from "../errors.js";
 import { emit } from "../events.js";
 import { partsOf } from "../feature.js";
+import { decode, pristineJson } from "../jwt.js";
 import type { Cookie } from "../types/config.js";
 import type { Account, JWT, Profile, Session, User } from "../types/models.js";
 import { clientSession } from "./callback.js";
@@ -93,8 +94,12 @@ export async function checkJwtSession(
     }
   }
 
-  // Snapshot the claims only when a custom callback could change them (even in place).
-  const before = config.identityJwtCallback ? undefined : JSON.stringify(decoded);
+  // Snapshot the claims only when a custom callback could change them (even in place). A token
+  // the built-in decode served from memory, that no guard has seen, has its JSON remembered.
+  const before = config.identityJwtCallback
+    ? undefined
+    : ((config.jwt.decode === decode && !guard ? pristineJson(decoded) : undefined) ??
+      JSON.stringify(decoded));
   let token: JWT | null | undefined;
   try {
     token = await config.callbacks.jwt(
