@@ -66,6 +66,7 @@ describe("remembered session claims", () => {
     const config = credentialsConfig({
       callbacks: {
         session: ({ session, token }) => {
+          if (!token) throw new Error("a JWT session's callback is given its token");
           tokens.push(structuredClone(token));
           (token.roles as string[]).push("admin");
           token.sub = "someone-else";
@@ -79,6 +80,7 @@ describe("remembered session claims", () => {
       const session = await getSession(sessionRequest(cookie), config);
       expect(session?.user?.name).toBe("Mallory");
     }
+    expect(tokens).toHaveLength(3);
     for (const token of tokens) expect(token).toMatchObject({ sub: "user-1", roles: ["reader"] });
   });
 
