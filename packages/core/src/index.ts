@@ -58,6 +58,7 @@ export type {} from "./lib/features/step-up/types.js";
 export type { TwoFactorOptions } from "./lib/features/two-factor/options.js";
 export type {} from "./lib/features/two-factor/types.js";
 export { type GetSessionOptions, getSession } from "./lib/get-session.js";
+export type { SessionRequestInput } from "./lib/request.js";
 export { isAuthAction } from "./lib/routes/index.js";
 export { clientAddressFallback, customFetch, raw, skipCSRFCheck } from "./lib/symbols.js";
 export type { AuthConfig, ResponseInternal } from "./lib/types/config.js";

@@ -2,7 +2,7 @@
  * The session on the server, for an integration's helpers: read in-process with the auth
  * route's configuration, and the redirect that sends a visitor without one to sign in.
  */
-import { createActionURL, getSession } from "../index.js";
+import { createActionURL, getSession, type SessionRequestInput } from "../index.js";
 import type { Session } from "../types.js";
 import { type IntegrationConfig, resolveIntegrationConfig } from "./config.js";
 import { redirectResponse, requestedPage, sameSitePath, signInLocation } from "./redirect.js";
@@ -15,7 +15,7 @@ import { redirectResponse, requestedPage, sameSitePath, signInLocation } from ".
  * for the response of the page (see `appendCookies`).
  */
 export function readSession(
-  request: Request,
+  request: SessionRequestInput,
   config: IntegrationConfig,
   onCookies: (cookies: string[]) => void,
 ): Promise<Session | null> {

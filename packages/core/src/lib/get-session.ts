@@ -9,7 +9,7 @@ import { Context } from "./context.js";
 import { serializeCookie } from "./cookies.js";
 import { AuthError } from "./errors.js";
 import { partsOf } from "./feature.js";
-import { sessionRequest } from "./request.js";
+import { type SessionRequestInput, sessionRequest } from "./request.js";
 import { checkSession } from "./session/index.js";
 import type { AuthConfig } from "./types/config.js";
 import type { Session } from "./types/models.js";
@@ -26,6 +26,7 @@ export interface GetSessionOptions {
 
 /**
  * The session of a request, exactly as `GET <basePath>/session` would return it, or `null`.
+ * Only the request's `url` and `headers` are read: a `Request`, or an object with those two.
  *
  * A request for another host than `config.url` (when set) has no session here (one `warn` log
  * line), where the endpoint would answer 400. A broken configuration, or a failure of the
@@ -47,7 +48,7 @@ export interface GetSessionOptions {
  * ```
  */
 export async function getSession(
-  request: Request,
+  request: SessionRequestInput,
   config: AuthConfig,
   options?: GetSessionOptions,
 ): Promise<Session | null> {

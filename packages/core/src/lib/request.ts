@@ -227,8 +227,15 @@ export async function parseRequest(request: Request, basePath: string): Promise<
  * a GET of the session, its URL rebased on the pinned origin. `null`, with one `warn` line, for a
  * request to another host or with a URL that cannot be parsed.
  */
+/**
+ * What a session check reads of the request being served: its URL and its headers. A framework
+ * may give a `Request`, or this much of one (Next.js's `headers()` with the URL, say); it is also
+ * what the `clientAddress` hook receives during the check.
+ */
+export type SessionRequestInput = Pick<Request, "url" | "headers">;
+
 export function sessionRequest(
-  request: Request,
+  request: SessionRequestInput,
   config: {
     url: URL | undefined;
     trustHost: boolean;
@@ -256,7 +263,8 @@ export function sessionRequest(
     cookies: parseCookies(request.headers.get("cookie")),
     query: {},
     body: undefined,
-    original: request,
+    // A session check hands the request only to the `clientAddress` hook, which reads headers.
+    original: request as Request,
     clientIp: undefined,
   };
 }

@@ -127,8 +127,8 @@ export function Gatehouse(config: GatehouseConfigInput): GatehouseResult {
     const { integration } = own instanceof Promise ? await own : own;
     const source = sessionSource(await headers(), integration);
     let renewed: string[] = [];
-    // Core's session check reads only the URL and the headers of its request (SessionSource).
-    const value = await readSession(source as unknown as Request, integration, (cookies) => {
+    // Core's session check reads only the URL and the headers of its request.
+    const value = await readSession(source, integration, (cookies) => {
       renewed = cookies;
     });
     if (renewed.length > 0) await setCookieHeaders(renewed);

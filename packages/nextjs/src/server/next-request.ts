@@ -62,13 +62,12 @@ export async function actionRequest(
 }
 
 /**
- * What core's session check reads of a request: its URL and its headers (the cookies, the host
- * and forwarding headers, the user agent). Core's `getSession` reads nothing else, and hands
- * this object to the `clientAddress` hook as the request.
+ * What core's session check reads of a request (its `SessionRequestInput`): its URL and its
+ * headers (the cookies, the host and forwarding headers, the user agent). Core hands this object
+ * to the `clientAddress` hook as the request.
  */
 export interface SessionSource {
   readonly url: string;
-  readonly method: "GET";
   readonly headers: Headers;
 }
 
@@ -115,7 +114,7 @@ function sessionUrl(incoming: Headers, core: AuthConfig): string {
  */
 export function sessionSource(incoming: Headers, config: IntegrationConfig): SessionSource {
   const { core } = resolveIntegrationConfig(config);
-  return { url: sessionUrl(incoming, core), method: "GET", headers: incoming };
+  return { url: sessionUrl(incoming, core), headers: incoming };
 }
 
 /** The cookie store of `next/headers` as read here. */
